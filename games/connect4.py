@@ -1,0 +1,106 @@
+"""Connect Four on a 7-wide, 6-high board; actions are columns 0-6, as in OpenSpiel's connect_four.
+
+Bitboards: bit 7*col + row (row 0 at the bottom); the seventh bit of each column stays empty so
+that shifting a line never wraps into the next column.
+State array: [player-0 discs, player-1 discs, plies played, status (0 playing, 1/2 won by player
+0/1, 3 draw)].
+"""
+
+import numpy as np
+from numba import njit
+
+from games.game import Game
+from games.kernels import GameKernels
+
+ROWS, COLS = 6, 7
+_H = ROWS + 1
+_U1 = np.uint64(1)
+_ZERO = np.uint64(0)
+_BOTTOM = np.array([1 << (_H * c) for c in range(COLS)], dtype=np.uint64)
+_TOP = np.array([1 << (_H * c + ROWS - 1) for c in range(COLS)], dtype=np.uint64)
+_COLUMN = np.array([((1 << ROWS) - 1) << (_H * c) for c in range(COLS)], dtype=np.uint64)
+_SHIFTS = np.array([1, _H, _H - 1, _H + 1], dtype=np.uint64)  # vertical, horizontal, two diagonals
+
+
+@njit(cache=True, nogil=True)
+def init(s):
+    s[:] = 0
+
+
+@njit(cache=True, nogil=True)
+def legal(s, out):
+    mask = s[0] | s[1]
+    n = 0
+    for c in range(COLS):
+        if mask & _TOP[c] == _ZERO:
+            out[n] = c
+            n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _four(b):
+    for d in _SHIFTS:
+        m = b & (b >> d)
+        if m & (m >> (d + d)) != _ZERO:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def apply(s, action):
+    mover = s[2] & _U1
+    mask = s[0] | s[1]
+    s[mover] |= (mask + _BOTTOM[action]) & _COLUMN[action]
+    s[2] += _U1
+    if _four(s[mover]):
+        s[3] = mover + _U1
+    elif s[2] == np.uint64(ROWS * COLS):
+        s[3] = np.uint64(3)
+
+
+@njit(cache=True, nogil=True)
+def terminal(s):
+    return s[3] != _ZERO
+
+
+@njit(cache=True, nogil=True)
+def winner(s):
+    return np.int64(s[3]) - 1 if s[3] < np.uint64(3) else -1
+
+
+@njit(cache=True, nogil=True)
+def to_move(s):
+    return np.int64(s[2] & _U1)
+
+
+KERNELS = GameKernels(init, legal, apply, terminal, winner, to_move)
+
+
+class Connect4(Game):
+    name = "connect4"
+    kernels = KERNELS
+    state_size = 4
+    max_legal = COLS
+    num_actions = COLS
+    board_shape = (ROWS, COLS)
+
+    def planes(self, s):
+        bits = np.array([[_H * c + r for c in range(COLS)] for r in reversed(range(ROWS))], dtype=np.uint64)
+        return tuple(((int(s[p]) >> bits.astype(np.int64)) & 1).astype(bool) for p in (0, 1))
+
+    def render(self, s):
+        p0, p1 = self.planes(s)
+        rows = ["".join("x" if a else "o" if b else "." for a, b in zip(r0, r1)) for r0, r1 in zip(p0, p1)]
+        return "\n".join(rows + ["0123456"]) + "\n"
+
+    def action_to_string(self, s, action):
+        return str(action)
+
+    def string_to_action(self, s, text):
+        if text.strip() not in {str(c) for c in range(COLS)}:
+            raise ValueError(f"bad connect4 action {text!r}: write a column number from 0 to {COLS - 1}")
+        return int(text)
+
+    def symmetry_maps(self):
+        return [(lambda x: x, np.arange(COLS)), (lambda x: x[..., ::-1], np.arange(COLS)[::-1].copy())]

@@ -1,0 +1,179 @@
+"""The Python face of a game: `Game` and `State`, named as in OpenSpiel, over the compiled kernels.
+
+A `State` wraps the same uint64 array that the compiled kernels read, and asks them for
+everything (legality, moves, the end), so the rules exist once. Per-game subclasses of `Game`
+add only what is about text and pictures: the board drawing, action names, network planes and
+board symmetries.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from games.kernels import GameKernels
+
+TERMINAL_PLAYER = -4  # OpenSpiel's kTerminalPlayerId: what current_player() says once the game is over
+
+
+class Game:
+    """Rules and metadata of a two-player, zero-sum, perfect-information game.
+
+    Subclasses set the class attributes below and implement `render`, `action_to_string`,
+    `string_to_action`, `planes` and `symmetry_maps`.
+    """
+
+    name: str
+    kernels: GameKernels
+    state_size: int  # length of the uint64 state array
+    max_legal: int  # an upper bound on the number of legal actions in any position
+    num_actions: int  # size of the action space
+    board_shape: tuple[int, int]  # (rows, columns) of encode()'s planes
+
+    def __init__(self):
+        self._symmetries = None
+
+    def __repr__(self) -> str:
+        return f"games.load({self.name!r})"
+
+    def num_players(self) -> int:
+        return 2
+
+    def num_distinct_actions(self) -> int:
+        return self.num_actions
+
+    def new_initial_state(self) -> State:
+        s = np.zeros(self.state_size, dtype=np.uint64)
+        self.kernels.init(s)
+        return State(self, s, [])
+
+    def symmetries(self, planes: np.ndarray, policy: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Every board symmetry applied to encoded planes [C, rows, cols] and a policy [num_actions].
+
+        The identity comes first. A symmetry maps a legal action of a position to the legal action
+        of the transformed position, so (planes, policy) pairs stay consistent for training.
+        """
+        if self._symmetries is None:
+            self._symmetries = [(f, _inverse(perm)) for f, perm in self.symmetry_maps()]
+        out = []
+        for transform, inverse in self._symmetries:
+            out.append((np.ascontiguousarray(transform(planes)), policy[..., inverse]))
+        return out
+
+    # --- what each game provides -------------------------------------------------------------
+    def render(self, s: np.ndarray) -> str:
+        raise NotImplementedError
+
+    def action_to_string(self, s: np.ndarray, action: int) -> str:
+        raise NotImplementedError
+
+    def string_to_action(self, s: np.ndarray, text: str) -> int:
+        """Parse an action name; raise ValueError saying what a valid name looks like."""
+        raise NotImplementedError
+
+    def planes(self, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Boolean boards [rows, cols] of the pieces of player 0 and of player 1."""
+        raise NotImplementedError
+
+    def symmetry_maps(self) -> list[tuple[callable, np.ndarray]]:
+        """(board transform over the last two axes, action permutation) for each symmetry, identity first.
+
+        perm[a] is the image of action a under the symmetry.
+        """
+        raise NotImplementedError
+
+
+def _inverse(perm: np.ndarray) -> np.ndarray:
+    inv = np.empty_like(perm)
+    inv[perm] = np.arange(len(perm))
+    return inv
+
+
+class State:
+    """A position and the moves that led to it. Methods follow OpenSpiel's `pyspiel.State`."""
+
+    __slots__ = ("_game", "_s", "_history", "_buf")
+
+    def __init__(self, game: Game, s: np.ndarray, history: list[int]):
+        self._game = game
+        self._s = s
+        self._history = history
+        self._buf = np.empty(game.max_legal, dtype=np.int64)
+
+    @property
+    def game(self) -> Game:
+        return self._game
+
+    @property
+    def array(self) -> np.ndarray:
+        """The state array the compiled kernels work on. Read it, copy it; do not write to it."""
+        return self._s
+
+    def current_player(self) -> int:
+        """0 or 1, or TERMINAL_PLAYER (-4) once the game is over."""
+        k = self._game.kernels
+        return TERMINAL_PLAYER if k.terminal(self._s) else int(k.to_move(self._s))
+
+    def legal_actions(self) -> list[int]:
+        """The legal actions in ascending order; empty when the game is over."""
+        k = self._game.kernels
+        if k.terminal(self._s):
+            return []
+        n = k.legal(self._s, self._buf)
+        return sorted(self._buf[:n].tolist())
+
+    def apply_action(self, action: int) -> None:
+        """Play `action`; an illegal one raises ValueError and leaves the state as it was."""
+        legal = self.legal_actions()
+        if action not in legal:
+            names = ", ".join(f"{a} ({self.action_to_string(a)})" for a in legal)
+            why = "the game is over" if not legal else f"legal actions: {names}"
+            raise ValueError(f"illegal action {action!r} in {self._game.name}: {why}")
+        self._game.kernels.apply(self._s, int(action))
+        self._history.append(int(action))
+
+    def clone(self) -> State:
+        return State(self._game, self._s.copy(), list(self._history))
+
+    def is_terminal(self) -> bool:
+        return bool(self._game.kernels.terminal(self._s))
+
+    def returns(self) -> list[float]:
+        """+1 for the winner and -1 for the loser, 0 each for a draw or an unfinished game."""
+        k = self._game.kernels
+        if not k.terminal(self._s):
+            return [0.0, 0.0]
+        w = k.winner(self._s)
+        return [0.0, 0.0] if w < 0 else [1.0, -1.0] if w == 0 else [-1.0, 1.0]
+
+    def history(self) -> list[int]:
+        return list(self._history)
+
+    def action_to_string(self, action: int) -> str:
+        return self._game.action_to_string(self._s, int(action))
+
+    def string_to_action(self, text: str) -> int:
+        return self._game.string_to_action(self._s, text)
+
+    def encode(self) -> np.ndarray:
+        """Network input float32 [3, rows, cols] from the view of the player to move.
+
+        Planes: that player's pieces, the opponent's pieces, and all ones when player 1 is to move.
+        """
+        p0, p1 = self._game.planes(self._s)
+        mover = int(self._game.kernels.to_move(self._s))
+        own, opp = (p0, p1) if mover == 0 else (p1, p0)
+        out = np.zeros((3, *self._game.board_shape), dtype=np.float32)
+        out[0][own] = 1.0
+        out[1][opp] = 1.0
+        out[2] = float(mover)
+        return out
+
+    def symmetries(self, policy: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        """(planes, policy) under each board symmetry of the game, identity first."""
+        return self._game.symmetries(self.encode(), np.asarray(policy))
+
+    def __str__(self) -> str:
+        return self._game.render(self._s)
+
+    def __repr__(self) -> str:
+        return f"<{self._game.name} state after {len(self._history)} moves>"

@@ -1,0 +1,76 @@
+"""The compiled game interface, and game-independent kernels written against it.
+
+Every game exports a `GameKernels` tuple of numba functions over its state array (a small
+uint64 vector). Generic kernels receive that tuple as an argument: numba specialises them per
+game and caches the result, so adding a game never touches this module or the search.
+"""
+
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from games.rng import randint
+
+GameKernels = namedtuple("GameKernels", ["init", "legal", "apply", "terminal", "winner", "to_move"])
+GameKernels.__doc__ = """Compiled rules of one game; every function takes the state array `s` first.
+
+init(s)           -> None   write the initial position into `s`
+legal(s, out)     -> int    write the legal actions into `out` (int64, length >= max_legal), return how many
+apply(s, action)  -> None   play a legal action in place (not checked: the Python `State` checks)
+terminal(s)       -> bool   whether the game is over
+winner(s)         -> int    0 or 1 for the winning player, -1 for a draw (only meaningful when terminal)
+to_move(s)        -> int    the player to move, 0 or 1 (only meaningful when not terminal)
+"""
+
+
+@njit(cache=True, nogil=True)
+def random_playout(g, s, buf, rng):
+    """Play uniformly random moves from `s` (modified in place) to the end; return the winner (-1 draw)."""
+    while not g.terminal(s):
+        n = g.legal(s, buf)
+        g.apply(s, buf[randint(rng, n)])
+    return g.winner(s)
+
+
+@njit(cache=True, nogil=True)
+def random_playouts(g, root, n_playouts, max_legal, rng):
+    """Run `n_playouts` random playouts from `root`; return the win counts [player 0, player 1, draws]."""
+    counts = np.zeros(3, dtype=np.int64)
+    s = root.copy()
+    buf = np.empty(max_legal, dtype=np.int64)
+    for _ in range(n_playouts):
+        s[:] = root
+        w = random_playout(g, s, buf, rng)
+        counts[w if w >= 0 else 2] += 1
+    return counts
+
+
+@njit(cache=True, nogil=True)
+def perft(g, root, depth, max_legal):
+    """Leaf count of the move tree to `depth` plies; a game that ends earlier counts as one leaf there."""
+    if depth == 0 or g.terminal(root):
+        return 1
+    states = np.empty((depth + 1, root.shape[0]), dtype=root.dtype)
+    moves = np.empty((depth, max_legal), dtype=np.int64)
+    n_moves = np.zeros(depth, dtype=np.int64)
+    next_move = np.zeros(depth, dtype=np.int64)
+    states[0] = root
+    n_moves[0] = g.legal(states[0], moves[0])
+    level = 0
+    leaves = 0
+    while level >= 0:
+        if next_move[level] == n_moves[level]:
+            level -= 1
+            continue
+        child = states[level + 1]
+        child[:] = states[level]
+        g.apply(child, moves[level, next_move[level]])
+        next_move[level] += 1
+        if level + 1 == depth or g.terminal(child):
+            leaves += 1
+        else:
+            level += 1
+            n_moves[level] = g.legal(child, moves[level])
+            next_move[level] = 0
+    return leaves

@@ -1,0 +1,41 @@
+"""A tiny seeded random number generator for compiled code (SplitMix64).
+
+Its whole state is one uint64 in an array, so every game and search carries its own stream:
+runs repeat exactly from a seed, and threads never share hidden global state.
+"""
+
+import numpy as np
+from numba import njit
+
+_GAMMA = np.uint64(0x9E3779B97F4A7C15)
+_MUL1 = np.uint64(0xBF58476D1CE4E5B9)
+_MUL2 = np.uint64(0x94D049BB133111EB)
+
+
+def make_rng(seed: int) -> np.ndarray:
+    """A generator state for `seed` (any Python int; mixed so that nearby seeds give unrelated streams)."""
+    rng = np.array([seed & 0xFFFFFFFFFFFFFFFF], dtype=np.uint64)
+    next_u64(rng)
+    return rng
+
+
+@njit(cache=True, nogil=True)
+def next_u64(rng):
+    """Advance the stream and return 64 random bits."""
+    rng[0] += _GAMMA
+    z = rng[0]
+    z = (z ^ (z >> np.uint64(30))) * _MUL1
+    z = (z ^ (z >> np.uint64(27))) * _MUL2
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True, nogil=True)
+def randint(rng, n):
+    """Uniform integer in [0, n) for 0 < n < 2**32 (multiply-shift; bias below n / 2**32)."""
+    return np.int64(((next_u64(rng) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
+
+
+@njit(cache=True, nogil=True)
+def uniform(rng):
+    """Uniform float in [0, 1) with 53 random bits."""
+    return np.float64(next_u64(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
