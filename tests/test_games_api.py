@@ -1,0 +1,151 @@
+"""One conformance suite that every registered game must pass (OpenSpiel-style state API)."""
+
+import random
+
+import numpy as np
+import pytest
+
+import games
+from games import TERMINAL_PLAYER
+
+ALL = games.names()
+
+
+def random_game(game, seed, stop_before_end=False):
+    """States along a seeded random game, from the start to the end (or to the last non-terminal state)."""
+    rnd = random.Random(seed)
+    state = game.new_initial_state()
+    states = [state.clone()]
+    while not state.is_terminal():
+        state.apply_action(rnd.choice(state.legal_actions()))
+        states.append(state.clone())
+    return states[:-1] if stop_before_end else states
+
+
+def test_names_and_unknown_game():
+    assert set(ALL) == {"connect4", "othello", "othello6", "breakthrough"}
+    with pytest.raises(ValueError, match="unknown game 'chess'.*breakthrough, connect4, othello, othello6"):
+        games.load("chess")
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_metadata(name):
+    game = games.load(name)
+    assert game.name == name
+    assert game.num_players() == 2
+    expected = {"connect4": 7, "othello": 65, "othello6": 37, "breakthrough": 768}[name]
+    assert game.num_distinct_actions() == expected
+    assert games.load(name) is game
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_random_games_are_consistent(name):
+    game = games.load(name)
+    for seed in range(20):
+        states = random_game(game, seed)
+        for before, after in zip(states, states[1:]):
+            assert before.current_player() in (0, 1)
+            assert before.returns() == [0.0, 0.0]
+            legal = before.legal_actions()
+            assert legal == sorted(set(legal)) and all(0 <= a < game.num_distinct_actions() for a in legal)
+            assert len(legal) <= game.max_legal
+            assert after.history()[:-1] == before.history() and after.history()[-1] in legal
+        end = states[-1]
+        assert end.current_player() == TERMINAL_PLAYER
+        assert end.legal_actions() == []
+        assert sum(end.returns()) == 0 and set(end.returns()) <= {-1.0, 0.0, 1.0}
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_illegal_action_raises_and_leaves_state_untouched(name):
+    game = games.load(name)
+    state = random_game(game, 3, stop_before_end=True)[5]
+    illegal = next((a for a in range(game.num_distinct_actions()) if a not in state.legal_actions()), -1)
+    snapshot, history = state.array.copy(), state.history()
+    with pytest.raises(ValueError, match="illegal action .*legal actions: "):
+        state.apply_action(illegal)
+    assert np.array_equal(state.array, snapshot) and state.history() == history
+    end = random_game(game, 3)[-1]
+    with pytest.raises(ValueError, match="the game is over"):
+        end.apply_action(0)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_clone_is_independent(name):
+    state = games.load(name).new_initial_state()
+    copy = state.clone()
+    copy.apply_action(copy.legal_actions()[0])
+    assert state.history() == [] and len(copy.history()) == 1
+    assert str(state) != str(copy)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_action_strings_round_trip(name):
+    game = games.load(name)
+    for state in random_game(game, 11, stop_before_end=True):
+        for a in state.legal_actions():
+            assert state.string_to_action(state.action_to_string(a)) == a
+    with pytest.raises(ValueError, match="bad .* action 'zz9'"):
+        game.new_initial_state().string_to_action("zz9")
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_encode_is_from_the_view_of_the_player_to_move(name):
+    game = games.load(name)
+    for state in random_game(game, 5, stop_before_end=True)[:12]:
+        x = state.encode()
+        assert x.shape == (3, *game.board_shape) and x.dtype == np.float32
+        p0, p1 = game.planes(state.array)
+        mover = state.current_player()
+        own, opp = (p0, p1) if mover == 0 else (p1, p0)
+        assert np.array_equal(x[0] == 1, own) and np.array_equal(x[1] == 1, opp)
+        assert not (own & opp).any()
+        assert np.all(x[2] == mover)
+        assert own.sum() + opp.sum() == pieces_on_board(state)
+
+
+def pieces_on_board(state):
+    """Disc count known from the rules: one per Connect4 move; Othello's four plus one per non-pass move;
+    Breakthrough's 32 less one per capture."""
+    moves = state.history()
+    name = state.game.name
+    if name == "connect4":
+        return len(moves)
+    if name.startswith("othello"):
+        return 4 + sum(a != state.game.pass_action for a in moves)
+    return 32 - sum(a % 2 for a in moves)  # the capture flag is the lowest digit of the action
+
+
+@pytest.mark.parametrize("name, count", [("connect4", 2), ("othello", 8), ("othello6", 8), ("breakthrough", 2)])
+def test_symmetries_form_a_group_of_the_expected_size(name, count):
+    game = games.load(name)
+    state = random_game(game, 2, stop_before_end=True)[6]
+    policy = np.random.default_rng(0).random(game.num_distinct_actions())
+    pairs = state.symmetries(policy)
+    assert len(pairs) == count
+    assert np.array_equal(pairs[0][0], state.encode()) and np.array_equal(pairs[0][1], policy)
+    images = {(p.tobytes(), q.tobytes()) for p, q in pairs}
+    assert len(images) == count  # all distinct on a generic position
+    for planes, pol in pairs:
+        assert np.isclose(pol.sum(), policy.sum())
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_symmetries_map_games_to_games(name):
+    """A symmetry that fixes the initial position maps a game's moves to a game with mapped boards."""
+    game = games.load(name)
+    start = game.new_initial_state()
+    n = game.num_distinct_actions()
+    identity_policy = np.arange(n, dtype=np.float64)
+    for transform, perm in game.symmetry_maps():
+        if not np.array_equal(transform(start.encode()), start.encode()):
+            continue  # e.g. the Othello symmetries that swap the colours of the start position
+        for state in random_game(game, 9)[1:]:
+            mirrored = game.new_initial_state()
+            for a in state.history():
+                mirrored.apply_action(int(perm[a]))
+            assert np.array_equal(mirrored.encode(), transform(state.encode()))
+            assert mirrored.returns() == state.returns()
+        # the policy permutation of game.symmetries agrees with perm
+        mapped = [p for t, p in game.symmetries(start.encode(), identity_policy) if np.array_equal(t, transform(start.encode()))]
+        assert any(np.array_equal(m[perm], identity_policy) for m in mapped)
