@@ -1,0 +1,1 @@
+"""Policy-value networks, the batched evaluator, self-play training and checkpoints."""
