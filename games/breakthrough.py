@@ -11,10 +11,10 @@ status (0 playing, 1/2 won by player 0/1), plies].
 """
 
 import numpy as np
-from numba import njit
 
 from games.bits import lowest_bit_index
 from games.game import Game
+from games.jit import kernel
 from games.kernels import GameKernels
 
 N = 8
@@ -29,14 +29,14 @@ _FROM_MASK = np.array([~_COL_A, ~_ZERO, ~_COL_H] * 2, dtype=np.uint64)  # square
 _GOAL = np.array([0xFF << (8 * (N - 1)), 0xFF], dtype=np.uint64)  # the row each player must reach
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def init(s):
     s[:] = 0
     s[0] = np.uint64(0xFFFF)
     s[1] = np.uint64(0xFFFF) << np.uint64(8 * (N - 2))
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def legal(s, out):
     p = s[2]
     own, opp = s[p], s[_U1 - p]
@@ -59,7 +59,7 @@ def legal(s, out):
     return n
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def apply(s, action):
     p = s[2]
     q = _U1 - p
@@ -75,17 +75,17 @@ def apply(s, action):
     s[4] += _U1
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def terminal(s):
     return s[3] != _ZERO
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def winner(s):
     return np.int64(s[3]) - 1
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def to_move(s):
     return np.int64(s[2])
 
@@ -113,7 +113,9 @@ class Breakthrough(Game):
 
     def render(self, s):
         p0, p1 = self.planes(s)
-        lines = [f"{N - r}" + "".join("b" if p0[r, c] else "w" if p1[r, c] else "." for c in range(N)) for r in range(N)]
+        lines = [
+            f"{N - r}" + "".join("b" if p0[r, c] else "w" if p1[r, c] else "." for c in range(N)) for r in range(N)
+        ]
         return "\n".join(lines + [" " + "abcdefgh"[:N]]) + "\n"
 
     def action_to_string(self, s, action):
@@ -126,7 +128,9 @@ class Breakthrough(Game):
         t = text.strip().lower()
         capture = t.endswith("*")
         t = t.rstrip("*")
-        hint = f"bad breakthrough action {text!r}: write from-square and to-square, e.g. 'a7a6' or 'b7c6*' for a capture"
+        hint = (
+            f"bad breakthrough action {text!r}: write from-square and to-square, e.g. 'a7a6' or 'b7c6*' for a capture"
+        )
         cols = "abcdefgh"
         if len(t) != 4 or t[0] not in cols or t[2] not in cols or not (t[1].isdigit() and t[3].isdigit()):
             raise ValueError(hint)

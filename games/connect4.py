@@ -7,9 +7,9 @@ State array: [player-0 discs, player-1 discs, plies played, status (0 playing, 1
 """
 
 import numpy as np
-from numba import njit
 
 from games.game import Game
+from games.jit import kernel
 from games.kernels import GameKernels
 
 ROWS, COLS = 6, 7
@@ -22,12 +22,12 @@ _COLUMN = np.array([((1 << ROWS) - 1) << (_H * c) for c in range(COLS)], dtype=n
 _SHIFTS = np.array([1, _H, _H - 1, _H + 1], dtype=np.uint64)  # vertical, horizontal, two diagonals
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def init(s):
     s[:] = 0
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def legal(s, out):
     mask = s[0] | s[1]
     n = 0
@@ -38,7 +38,7 @@ def legal(s, out):
     return n
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _four(b):
     for d in _SHIFTS:
         m = b & (b >> d)
@@ -47,7 +47,7 @@ def _four(b):
     return False
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def apply(s, action):
     mover = s[2] & _U1
     mask = s[0] | s[1]
@@ -59,17 +59,17 @@ def apply(s, action):
         s[3] = np.uint64(3)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def terminal(s):
     return s[3] != _ZERO
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def winner(s):
     return np.int64(s[3]) - 1 if s[3] < np.uint64(3) else -1
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def to_move(s):
     return np.int64(s[2] & _U1)
 

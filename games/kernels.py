@@ -8,8 +8,8 @@ game and caches the result, so adding a game never touches this module or the se
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
+from games.jit import kernel
 from games.rng import randint
 
 GameKernels = namedtuple("GameKernels", ["init", "legal", "apply", "terminal", "winner", "to_move"])
@@ -24,7 +24,7 @@ to_move(s)        -> int    the player to move, 0 or 1 (only meaningful when not
 """
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def random_playout(g, s, buf, rng):
     """Play uniformly random moves from `s` (modified in place) to the end; return the winner (-1 draw)."""
     while not g.terminal(s):
@@ -33,7 +33,7 @@ def random_playout(g, s, buf, rng):
     return g.winner(s)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def random_playouts(g, root, n_playouts, max_legal, rng):
     """Run `n_playouts` random playouts from `root`; return the win counts [player 0, player 1, draws]."""
     counts = np.zeros(3, dtype=np.int64)
@@ -46,7 +46,7 @@ def random_playouts(g, root, n_playouts, max_legal, rng):
     return counts
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def perft(g, root, depth, max_legal):
     """Leaf count of the move tree to `depth` plies; a game that ends earlier counts as one leaf there."""
     if depth == 0 or g.terminal(root):

@@ -9,10 +9,10 @@ status (0 playing, 1/2 won by player 0/1, 3 draw), legal-move mask of the player
 """
 
 import numpy as np
-from numba import njit
 
 from games.bits import lowest_bit_index, popcount
 from games.game import Game
+from games.jit import kernel
 from games.kernels import GameKernels
 
 _U1 = np.uint64(1)
@@ -36,14 +36,14 @@ _AMOUNT8, _MASK8 = _shift_tables(8)
 _AMOUNT6, _MASK6 = _shift_tables(6)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _shift(x, amount, mask):
     if amount > 0:
         return (x << np.uint64(amount)) & mask
     return (x >> np.uint64(-amount)) & mask
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _moves(own, opp, amounts, masks, n):
     """Squares where the owner of `own` may play: each flanks a line of `opp` discs ending in `own`."""
     empty = ~(own | opp)  # squares off the board never appear: every shift masks them out
@@ -56,7 +56,7 @@ def _moves(own, opp, amounts, masks, n):
     return moves
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _flips(own, opp, square, amounts, masks):
     """The `opp` discs turned by playing `square`."""
     flips = _ZERO
@@ -72,7 +72,7 @@ def _flips(own, opp, square, amounts, masks):
     return flips
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _init(s, n, amounts, masks):
     h = n // 2
     sq = lambda r, c: _U1 << np.uint64(r * n + c)  # noqa: E731
@@ -82,7 +82,7 @@ def _init(s, n, amounts, masks):
     s[4] = _moves(s[0], s[1], amounts, masks, n)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _legal(s, out, n):
     m = s[4]
     if m == _ZERO:
@@ -96,7 +96,7 @@ def _legal(s, out, n):
     return k
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _apply(s, action, n, amounts, masks):
     p = s[2]
     q = _U1 - p
@@ -113,47 +113,47 @@ def _apply(s, action, n, amounts, masks):
         s[3] = np.uint64(1) if c0 > c1 else np.uint64(2) if c1 > c0 else np.uint64(3)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def terminal(s):
     return s[3] != _ZERO
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def winner(s):
     return np.int64(s[3]) - 1 if s[3] < np.uint64(3) else -1
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def to_move(s):
     return np.int64(s[2])
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def init8(s):
     _init(s, 8, _AMOUNT8, _MASK8)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def legal8(s, out):
     return _legal(s, out, 8)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def apply8(s, action):
     _apply(s, action, 8, _AMOUNT8, _MASK8)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def init6(s):
     _init(s, 6, _AMOUNT6, _MASK6)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def legal6(s, out):
     return _legal(s, out, 6)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def apply6(s, action):
     _apply(s, action, 6, _AMOUNT6, _MASK6)
 
@@ -213,6 +213,7 @@ class Othello(Game):
         maps = []
         for flip in (False, True):
             for k in range(4):
+
                 def transform(x, k=k, flip=flip):
                     y = x[..., ::-1] if flip else x
                     return np.rot90(y, k, axes=(-2, -1))

@@ -5,7 +5,8 @@ runs repeat exactly from a seed, and threads never share hidden global state.
 """
 
 import numpy as np
-from numba import njit
+
+from games.jit import kernel
 
 _GAMMA = np.uint64(0x9E3779B97F4A7C15)
 _MUL1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -19,7 +20,7 @@ def make_rng(seed: int) -> np.ndarray:
     return rng
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def next_u64(rng):
     """Advance the stream and return 64 random bits."""
     rng[0] += _GAMMA
@@ -29,13 +30,13 @@ def next_u64(rng):
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def randint(rng, n):
     """Uniform integer in [0, n) for 0 < n < 2**32 (multiply-shift; bias below n / 2**32)."""
     return np.int64(((next_u64(rng) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def uniform(rng):
     """Uniform float in [0, 1) with 53 random bits."""
     return np.float64(next_u64(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)

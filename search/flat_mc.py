@@ -1,12 +1,12 @@
 """Flat Monte-Carlo: score every legal move by random playouts, play the best. The simplest rollout player."""
 
 import numpy as np
-from numba import njit
 
+from games.jit import kernel
 from games.kernels import random_playout
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def flat_mc_action(g, root, playouts_per_move, max_legal, rng):
     """The legal action of `root` whose playouts score best for the player to move (win 1, draw 0.5)."""
     moves = np.empty(max_legal, dtype=np.int64)

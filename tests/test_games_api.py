@@ -126,7 +126,7 @@ def test_symmetries_form_a_group_of_the_expected_size(name, count):
     assert np.array_equal(pairs[0][0], state.encode()) and np.array_equal(pairs[0][1], policy)
     images = {(p.tobytes(), q.tobytes()) for p, q in pairs}
     assert len(images) == count  # all distinct on a generic position
-    for planes, pol in pairs:
+    for _, pol in pairs:
         assert np.isclose(pol.sum(), policy.sum())
 
 
@@ -147,5 +147,9 @@ def test_symmetries_map_games_to_games(name):
             assert np.array_equal(mirrored.encode(), transform(state.encode()))
             assert mirrored.returns() == state.returns()
         # the policy permutation of game.symmetries agrees with perm
-        mapped = [p for t, p in game.symmetries(start.encode(), identity_policy) if np.array_equal(t, transform(start.encode()))]
+        mapped = [
+            p
+            for t, p in game.symmetries(start.encode(), identity_policy)
+            if np.array_equal(t, transform(start.encode()))
+        ]
         assert any(np.array_equal(m[perm], identity_policy) for m in mapped)

@@ -12,7 +12,7 @@ EXAMPLES = """examples:
 
 
 def _demo(args) -> int:
-    from games.rng import make_rng
+    from games.rng import make_rng, randint
     from search.flat_mc import flat_mc_action
 
     game = games.load(args.game)
@@ -22,8 +22,6 @@ def _demo(args) -> int:
     names = {mc_player: f"Monte-Carlo ({args.playouts} playouts/move)", 1 - mc_player: "random"}
     print(f"{game.name}: player 0 = {names[0]}, player 1 = {names[1]}, seed {args.seed}\n")
     print(state)
-    from games.rng import randint
-
     while not state.is_terminal():
         player = state.current_player()
         if player == mc_player:
@@ -35,8 +33,8 @@ def _demo(args) -> int:
         state.apply_action(action)
         print(state)
     returns = state.returns()
-    result = "draw" if returns[0] == 0 else f"player {0 if returns[0] > 0 else 1} ({names[0 if returns[0] > 0 else 1]}) wins"
-    print(f"result: {result}")
+    winner = None if returns[0] == 0 else 0 if returns[0] > 0 else 1
+    print("result: draw" if winner is None else f"result: player {winner} ({names[winner]}) wins")
     return 0
 
 
@@ -51,13 +49,16 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser(
         "demo",
         help="play one game, Monte-Carlo against random, drawn in the terminal",
-        description="Play one game between a flat Monte-Carlo player and a random player, drawing the board after every move.",
+        description="Play one game between a flat Monte-Carlo player and a random player,\n"
+        "drawing the board after every move.",
         epilog="example:\n  sparring demo --game connect4 --playouts 200 --seed 0",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     demo.add_argument("--game", default="connect4", choices=games.names(), help="which game (default: connect4)")
     demo.add_argument("--playouts", type=_positive, default=200, help="random playouts per legal move (default: 200)")
-    demo.add_argument("--seed", type=int, default=0, help="random seed; the same seed replays the same game (default: 0)")
+    demo.add_argument(
+        "--seed", type=int, default=0, help="random seed; the same seed replays the same game (default: 0)"
+    )
     demo.set_defaults(run=_demo)
     return parser
 
