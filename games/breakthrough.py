@@ -7,7 +7,7 @@ starts on rows 8-7 (array rows 0-1, the top of the drawing) and moves down.
 Action = ((row * 8 + column) * 6 + direction) * 2 + capture, directions 0-2 for black and 3-5
 for white (column offset -1, 0, +1), exactly as OpenSpiel's breakthrough.
 Bitboards: bit row * 8 + column. State array: [player-0 pieces, player-1 pieces, player to move,
-status (0 playing, 1/2 won by player 0/1), plies].
+status (games.kernels), plies].
 """
 
 import numpy as np
@@ -15,7 +15,7 @@ import numpy as np
 from games.bits import lowest_bit_index
 from games.game import Game
 from games.jit import kernel
-from games.kernels import GameKernels
+from games.kernels import GameKernels, status_terminal, status_to_move, status_winner
 
 N = 8
 _U1 = np.uint64(1)
@@ -75,22 +75,7 @@ def apply(s, action):
     s[4] += _U1
 
 
-@kernel
-def terminal(s):
-    return s[3] != _ZERO
-
-
-@kernel
-def winner(s):
-    return np.int64(s[3]) - 1
-
-
-@kernel
-def to_move(s):
-    return np.int64(s[2])
-
-
-KERNELS = GameKernels(init, legal, apply, terminal, winner, to_move)
+KERNELS = GameKernels(init, legal, apply, status_terminal, status_winner, status_to_move)
 
 
 def _decode(action):

@@ -2,15 +2,14 @@
 
 Bitboards: bit 7*col + row (row 0 at the bottom); the seventh bit of each column stays empty so
 that shifting a line never wraps into the next column.
-State array: [player-0 discs, player-1 discs, plies played, status (0 playing, 1/2 won by player
-0/1, 3 draw)].
+State array: [player-0 discs, player-1 discs, player to move, status (games.kernels), plies].
 """
 
 import numpy as np
 
 from games.game import Game
 from games.jit import kernel
-from games.kernels import GameKernels
+from games.kernels import GameKernels, status_terminal, status_to_move, status_winner
 
 ROWS, COLS = 6, 7
 _H = ROWS + 1
@@ -49,38 +48,24 @@ def _four(b):
 
 @kernel
 def apply(s, action):
-    mover = s[2] & _U1
+    mover = s[2]
     mask = s[0] | s[1]
     s[mover] |= (mask + _BOTTOM[action]) & _COLUMN[action]
-    s[2] += _U1
+    s[2] = _U1 - mover
+    s[4] += _U1
     if _four(s[mover]):
         s[3] = mover + _U1
-    elif s[2] == np.uint64(ROWS * COLS):
+    elif s[4] == np.uint64(ROWS * COLS):
         s[3] = np.uint64(3)
 
 
-@kernel
-def terminal(s):
-    return s[3] != _ZERO
-
-
-@kernel
-def winner(s):
-    return np.int64(s[3]) - 1 if s[3] < np.uint64(3) else -1
-
-
-@kernel
-def to_move(s):
-    return np.int64(s[2] & _U1)
-
-
-KERNELS = GameKernels(init, legal, apply, terminal, winner, to_move)
+KERNELS = GameKernels(init, legal, apply, status_terminal, status_winner, status_to_move)
 
 
 class Connect4(Game):
     name = "connect4"
     kernels = KERNELS
-    state_size = 4
+    state_size = 5
     max_legal = COLS
     num_actions = COLS
     board_shape = (ROWS, COLS)

@@ -12,6 +12,30 @@ import numpy as np
 from games.jit import kernel
 from games.rng import randint
 
+# Every state array keeps the player to move at index TO_MOVE and the status at index STATUS:
+# 0 while playing, 1 or 2 once player 0 or 1 has won, 3 for a draw.
+TO_MOVE, STATUS = 2, 3
+_DRAW = np.uint64(3)
+
+
+@kernel
+def status_terminal(s):
+    """`terminal` for every game that keeps the shared layout."""
+    return s[STATUS] != np.uint64(0)
+
+
+@kernel
+def status_winner(s):
+    """`winner` for every game that keeps the shared layout."""
+    return np.int64(s[STATUS]) - 1 if s[STATUS] != _DRAW else -1
+
+
+@kernel
+def status_to_move(s):
+    """`to_move` for every game that keeps the shared layout."""
+    return np.int64(s[TO_MOVE])
+
+
 GameKernels = namedtuple("GameKernels", ["init", "legal", "apply", "terminal", "winner", "to_move"])
 GameKernels.__doc__ = """Compiled rules of one game; every function takes the state array `s` first.
 

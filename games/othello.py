@@ -5,7 +5,7 @@ when the player to move has no other move. The game ends when neither player can
 with more discs wins. Black (player 0) moves first; white holds d4 and e5 at the start (on 6x6,
 the same four centre squares, c3/d4 white).
 Bitboards: bit row * size + column. State array: [player-0 discs, player-1 discs, player to move,
-status (0 playing, 1/2 won by player 0/1, 3 draw), legal-move mask of the player to move, plies].
+status (games.kernels), legal-move mask of the player to move, plies].
 """
 
 import numpy as np
@@ -13,7 +13,7 @@ import numpy as np
 from games.bits import lowest_bit_index, popcount
 from games.game import Game
 from games.jit import kernel
-from games.kernels import GameKernels
+from games.kernels import GameKernels, status_terminal, status_to_move, status_winner
 
 _U1 = np.uint64(1)
 _ZERO = np.uint64(0)
@@ -114,21 +114,6 @@ def _apply(s, action, n, amounts, masks):
 
 
 @kernel
-def terminal(s):
-    return s[3] != _ZERO
-
-
-@kernel
-def winner(s):
-    return np.int64(s[3]) - 1 if s[3] < np.uint64(3) else -1
-
-
-@kernel
-def to_move(s):
-    return np.int64(s[2])
-
-
-@kernel
 def init8(s):
     _init(s, 8, _AMOUNT8, _MASK8)
 
@@ -158,8 +143,8 @@ def apply6(s, action):
     _apply(s, action, 6, _AMOUNT6, _MASK6)
 
 
-KERNELS8 = GameKernels(init8, legal8, apply8, terminal, winner, to_move)
-KERNELS6 = GameKernels(init6, legal6, apply6, terminal, winner, to_move)
+KERNELS8 = GameKernels(init8, legal8, apply8, status_terminal, status_winner, status_to_move)
+KERNELS6 = GameKernels(init6, legal6, apply6, status_terminal, status_winner, status_to_move)
 
 
 class Othello(Game):
