@@ -91,6 +91,7 @@ class Breakthrough(Game):
     max_legal = 48
     num_actions = N * N * 6 * 2
     board_shape = (N, N)
+    max_game_length = 2 * (N * (N - 1) + N * (N - 2))  # every move takes a piece one row forward
 
     def planes(self, s):
         bits = np.arange(N * N, dtype=np.uint64).reshape(N, N)

@@ -69,6 +69,7 @@ class Connect4(Game):
     max_legal = COLS
     num_actions = COLS
     board_shape = (ROWS, COLS)
+    max_game_length = ROWS * COLS
 
     def planes(self, s):
         bits = np.array([[_H * c + r for c in range(COLS)] for r in reversed(range(ROWS))], dtype=np.uint64)

@@ -28,6 +28,7 @@ class Game:
     max_legal: int  # an upper bound on the number of legal actions in any position
     num_actions: int  # size of the action space
     board_shape: tuple[int, int]  # (rows, columns) of encode()'s planes
+    max_game_length: int  # an upper bound on the number of plies of any game
 
     def __init__(self):
         self._symmetries = None

@@ -161,6 +161,7 @@ class Othello(Game):
         self.num_actions = size * size + 1
         self.max_legal = size * size
         self.board_shape = (size, size)
+        self.max_game_length = 2 * size * size  # a pass never follows a pass
 
     def planes(self, s):
         n = self.size

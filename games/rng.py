@@ -20,7 +20,7 @@ def make_rng(seed: int) -> np.ndarray:
     return rng
 
 
-@kernel
+@kernel(inline="always")
 def next_u64(rng):
     """Advance the stream and return 64 random bits."""
     rng[0] += _GAMMA
@@ -30,13 +30,13 @@ def next_u64(rng):
     return z ^ (z >> np.uint64(31))
 
 
-@kernel
+@kernel(inline="always")
 def randint(rng, n):
     """Uniform integer in [0, n) for 0 < n < 2**32 (multiply-shift; bias below n / 2**32)."""
     return np.int64(((next_u64(rng) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
 
 
-@kernel
+@kernel(inline="always")
 def uniform(rng):
     """Uniform float in [0, 1) with 53 random bits."""
     return np.float64(next_u64(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)

@@ -50,6 +50,7 @@ def test_random_games_are_consistent(name):
             assert legal == sorted(set(legal)) and all(0 <= a < game.num_distinct_actions() for a in legal)
             assert len(legal) <= game.max_legal
             assert after.history()[:-1] == before.history() and after.history()[-1] in legal
+        assert len(states) - 1 <= game.max_game_length
         end = states[-1]
         assert end.current_player() == TERMINAL_PLAYER
         assert end.legal_actions() == []

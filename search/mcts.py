@@ -1,0 +1,317 @@
+"""Monte-Carlo tree search in one compiled loop: UCT, GRAVE, MAST playouts, the VO band and the T switch.
+
+Three engines share the kernel, told apart by fixed `settings`:
+- AlphaDDA's opponents MCTS1-4 (Fujita, App. 3): score q/N_c + C sqrt(ln(N_p + 1) / (N_c + 1e-7))
+  with q summed over rewards +1/0/-1, a node's children opened once it has N_open visits, random playouts;
+- SP (Sironi et al., UCT + MAST) and AP (GRAVE + MAST): eq. (1) with Q in [0, 1], unvisited moves
+  first, GRAVE's Q replaced by eq. (2) with beta = sqrt(K / (3 N(s) + K)) from eq. (3), MAST
+  epsilon-greedy playouts, one node added per simulation (N_open = 1).
+The search-control parameters (C, epsilon, K, Ref, VO, T) travel as a float vector, so a tuner
+may change them between simulations.
+"""
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from games.jit import kernel
+from games.rng import randint, uniform
+from search.tree import FREE_NODE, FREE_ROW, FULL, ROOT, child, new_tree, reroot, root_statistics
+
+# indices of the search-control parameter vector (SA-MCTS Table I)
+C, EPSILON, K, REF, VO, T = range(6)
+# indices of the fixed settings vector
+N_OPEN, FORMULA, USE_MAST, USE_AMAF = range(4)
+ALPHADDA, UCB1 = 0, 1  # the two selection formulas
+_EPS_DIV = 1e-7  # AlphaDDA App. 3's epsilon
+
+
+@kernel(inline="always")
+def reward(winner, player):
+    """1 for a win of `player`, 0.5 for a draw, 0 for a loss."""
+    return 0.5 if winner < 0 else (1.0 if winner == player else 0.0)
+
+
+@kernel(inline="always")
+def policy_index(mast_value, mast_visits, player, actions, n, epsilon, use_mast, rng):
+    """The playout policy over `actions[:n]`: random with probability epsilon (or without MAST), else the
+    best MAST average for `player`, moves never seen first, ties at random."""
+    if not use_mast or uniform(rng) < epsilon:
+        return randint(rng, n)
+    best, ties, pick = -1.0, 0, 0
+    for i in range(n):
+        seen = mast_visits[player, actions[i]]
+        q = mast_value[player, actions[i]] / seen if seen > 0 else 2.0
+        if q > best:
+            best, ties, pick = q, 1, i
+        elif q == best:
+            ties += 1
+            if randint(rng, ties) == 0:
+                pick = i
+    return pick
+
+
+@kernel(inline="always")
+def expand(g, tree, node, s, legal, use_amaf):
+    """Add every legal move of `s` as a child of `node`; False (and the FULL flag) if out of room."""
+    n = g.legal(s, legal)
+    free = tree.meta[FREE_NODE]
+    if free + n > tree.visits.shape[0]:
+        tree.meta[FULL] = 1
+        return False
+    for k in range(n):
+        c = free + k
+        tree.action[c] = legal[k]
+        tree.visits[c] = 0.0
+        tree.value[c] = 0.0
+        tree.first_child[c] = -1
+        tree.n_children[c] = 0
+        tree.amaf_row[c] = -1
+    tree.first_child[node] = free
+    tree.n_children[node] = n
+    tree.meta[FREE_NODE] = free + n
+    if use_amaf:
+        row = tree.meta[FREE_ROW]
+        if row < tree.amaf_value.shape[0]:
+            tree.amaf_row[node] = row
+            tree.amaf_value[row] = 0.0
+            tree.amaf_visits[row] = 0.0
+            tree.meta[FREE_ROW] = row + 1
+        else:
+            tree.meta[FULL] = 1
+    return True
+
+
+@kernel(inline="always")
+def select_child(tree, node, ref, mover, params, formula, use_amaf, scores, rng):
+    """The child of `node` to descend into: best score, uniformly among those within VO of the best."""
+    first = tree.first_child[node]
+    n = tree.n_children[node]
+    parent_visits = tree.visits[node]
+    c_explore = params[C]
+    k_equiv = params[K]
+    row = tree.amaf_row[ref] if use_amaf else -1
+    best = -np.inf
+    for i in range(n):
+        c = first + i
+        visits = tree.visits[c]
+        if formula == ALPHADDA:
+            q = 2.0 * tree.value[c] - visits  # the sum of +1 / 0 / -1 rewards
+            score = q / (visits + _EPS_DIV) + c_explore * math.sqrt(math.log(parent_visits + 1.0) / (visits + _EPS_DIV))
+        elif visits == 0.0:
+            score = np.inf
+        else:
+            q = tree.value[c] / visits
+            if row >= 0 and k_equiv > 0.0:
+                amaf_n = tree.amaf_visits[row, mover, tree.action[c]]
+                if amaf_n > 0.0:
+                    beta = 1.0 if k_equiv == np.inf else math.sqrt(k_equiv / (3.0 * parent_visits + k_equiv))
+                    q = (1.0 - beta) * q + beta * tree.amaf_value[row, mover, tree.action[c]] / amaf_n
+            score = q + c_explore * math.sqrt(math.log(parent_visits) / visits)
+        scores[i] = score
+        if score > best:
+            best = score
+    floor = best - params[VO]
+    count = 0
+    for i in range(n):
+        if scores[i] >= floor:
+            count += 1
+    pick = randint(rng, count)
+    for i in range(n):
+        if scores[i] >= floor:
+            if pick == 0:
+                return first + i
+            pick -= 1
+    return first + n - 1
+
+
+@kernel(inline="always")
+def simulate(g, tree, root_state, params, settings, rng, s, legal, scores, path, movers, moves, players):
+    """One simulation: select and expand in the tree, play out, back up; returns the winner (-1 draw)."""
+    n_open = settings[N_OPEN]
+    formula = settings[FORMULA]
+    use_mast = settings[USE_MAST] == 1
+    use_amaf = settings[USE_AMAF] == 1
+    s[:] = root_state
+    node = tree.meta[ROOT]
+    ref = node
+    depth = 0
+    n_moves = 0
+    path[0] = node
+    while not g.terminal(s):
+        if tree.first_child[node] < 0:
+            if depth > 0 and tree.visits[node] < n_open:
+                break
+            if not expand(g, tree, node, s, legal, use_amaf):
+                break
+        if tree.visits[node] >= params[REF]:
+            ref = node  # the deepest node on the path with at least Ref visits (else the root)
+        mover = g.to_move(s)
+        if tree.visits[node] < params[T]:
+            first = tree.first_child[node]
+            n = tree.n_children[node]
+            c = first + policy_index(
+                tree.mast_value,
+                tree.mast_visits,
+                mover,
+                tree.action[first : first + n],
+                n,
+                params[EPSILON],
+                use_mast,
+                rng,
+            )
+        else:
+            c = select_child(tree, node, ref, mover, params, formula, use_amaf, scores, rng)
+        g.apply(s, tree.action[c])
+        moves[n_moves] = tree.action[c]
+        players[n_moves] = mover
+        n_moves += 1
+        depth += 1
+        path[depth] = c
+        movers[depth] = mover
+        node = c
+    while not g.terminal(s):
+        mover = g.to_move(s)
+        n = g.legal(s, legal)
+        a = legal[policy_index(tree.mast_value, tree.mast_visits, mover, legal, n, params[EPSILON], use_mast, rng)]
+        g.apply(s, a)
+        moves[n_moves] = a
+        players[n_moves] = mover
+        n_moves += 1
+    w = g.winner(s)
+    tree.visits[path[0]] += 1.0
+    for d in range(1, depth + 1):
+        tree.visits[path[d]] += 1.0
+        tree.value[path[d]] += reward(w, movers[d])
+    if use_mast:
+        for j in range(n_moves):
+            tree.mast_visits[players[j], moves[j]] += 1.0
+            tree.mast_value[players[j], moves[j]] += reward(w, players[j])
+    if use_amaf:
+        for d in range(depth + 1):
+            row = tree.amaf_row[path[d]]
+            if row < 0:
+                continue
+            for j in range(d, n_moves):
+                tree.amaf_visits[row, players[j], moves[j]] += 1.0
+                tree.amaf_value[row, players[j], moves[j]] += reward(w, players[j])
+    return w
+
+
+@kernel
+def run_simulations(g, tree, root_state, params, settings, n_simulations, rng, max_legal, max_length):
+    """Up to `n_simulations` simulations from the tree's root; stops early when the tree is full."""
+    s = root_state.copy()
+    legal = np.empty(max_legal, dtype=np.int64)
+    scores = np.empty(max_legal)
+    path = np.empty(max_length + 1, dtype=np.int64)
+    movers = np.empty(max_length + 1, dtype=np.int64)
+    moves = np.empty(max_length, dtype=np.int64)
+    players = np.empty(max_length, dtype=np.int64)
+    for i in range(n_simulations):
+        if tree.meta[FULL] == 1:
+            return i
+        simulate(g, tree, root_state, params, settings, rng, s, legal, scores, path, movers, moves, players)
+    return n_simulations
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """Root statistics of one search: per legal action its visits and mean reward in [0, 1] for the mover."""
+
+    actions: np.ndarray
+    visits: np.ndarray
+    values: np.ndarray
+    simulations: int
+    seconds: float
+
+    def most_visited(self, rng) -> int:
+        """The most visited action, ties broken with `rng`."""
+        best = np.flatnonzero(self.visits == self.visits.max())
+        return int(self.actions[best[randint(rng, len(best))]])
+
+
+class MCTS:
+    """A tree search over one game that keeps its tree (and MAST statistics) from move to move.
+
+    `params` is the float vector (C, epsilon, K, Ref, VO, T); `settings` the int vector
+    (N_open, formula, use MAST, use AMAF). `mast_decay` multiplies the MAST statistics after
+    every real move.
+    """
+
+    def __init__(self, game, params, settings, rng, mast_decay=0.2, nodes=1 << 16):
+        self.game = game
+        self.params = np.asarray(params, dtype=np.float64)
+        self.settings = np.asarray(settings, dtype=np.int64)
+        self.rng = rng
+        self.mast_decay = mast_decay
+        self._nodes = nodes
+        self._amaf_rows = nodes // 4 if self.settings[USE_AMAF] else 0
+        self.tree = None
+        self._root_history = None
+
+    def reset(self):
+        """Forget the tree and the MAST statistics (a new game)."""
+        self.tree, self._root_history = None, None
+
+    def search(self, state, simulations=None, seconds=None) -> SearchResult:
+        """Search from `state` for a number of simulations or of seconds (at least one simulation)."""
+        if (simulations is None) == (seconds is None):
+            raise ValueError("give exactly one budget: simulations or seconds")
+        self._move_root(state.history())
+        start = time.perf_counter()
+        done = 0
+        chunk = 16
+        g, m = self.game, self.game
+        while True:
+            todo = chunk if seconds is not None else simulations - done
+            n = run_simulations(
+                g.kernels, self.tree, state.array, self.params, self.settings, todo, self.rng,
+                m.max_legal, m.max_game_length,
+            )  # fmt: skip
+            done += n
+            if self.tree.meta[FULL]:
+                self._grow()
+            elapsed = time.perf_counter() - start
+            if seconds is None and done >= simulations:
+                break
+            if seconds is not None:
+                if elapsed >= seconds and done > 0:
+                    break
+                rate = done / max(elapsed, 1e-9)
+                chunk = int(min(max(16, rate * 0.01), max(16, rate * (seconds - elapsed)) + 1))
+        actions, visits, values = root_statistics(self.tree)
+        return SearchResult(actions, visits, values, done, time.perf_counter() - start)
+
+    def _move_root(self, history):
+        """Re-root at `history` if it continues the tree's game, else start a fresh tree."""
+        known = self._root_history
+        if self.tree is not None and history[: len(known)] == known:
+            node = self.tree.meta[ROOT]
+            for a in history[len(known) :]:
+                node = child(self.tree, node, a) if node >= 0 else -1
+            steps = len(history) - len(known)
+            if node >= 0:
+                if steps:
+                    self.tree = reroot(self.tree, node)
+            else:
+                fresh = new_tree(self.game.num_distinct_actions(), self._nodes, self._amaf_rows)
+                fresh.mast_value[:] = self.tree.mast_value
+                fresh.mast_visits[:] = self.tree.mast_visits
+                self.tree = fresh
+            factor = self.mast_decay**steps
+            self.tree.mast_value *= factor
+            self.tree.mast_visits *= factor
+        else:
+            self.tree = new_tree(self.game.num_distinct_actions(), self._nodes, self._amaf_rows)
+        self._root_history = list(history)
+
+    def _grow(self):
+        """Double the room of a full tree (keeping the current root's subtree)."""
+        t = self.tree
+        nodes = t.visits.shape[0] * (2 if t.meta[FREE_NODE] > t.visits.shape[0] // 2 else 1)
+        rows = t.amaf_value.shape[0] * (2 if t.meta[FREE_ROW] >= t.amaf_value.shape[0] // 2 else 1)
+        self._nodes, self._amaf_rows = nodes, rows
+        self.tree = reroot(t, t.meta[ROOT], nodes, rows)

@@ -1,0 +1,115 @@
+"""The search tree as preallocated arrays, shared by every tree search.
+
+Nodes live in flat arrays; a node's children are contiguous (first_child .. first_child +
+n_children). Values are sums of rewards in [0, 1] from the view of the player who made the move
+into the node. Expanded nodes may own a row of AMAF statistics (GRAVE); MAST statistics are per
+player and action. Shapes: M nodes, R AMAF rows, A = the game's num_distinct_actions.
+"""
+
+from collections import namedtuple
+
+import numpy as np
+
+from games.jit import kernel
+
+Tree = namedtuple(
+    "Tree",
+    [
+        "visits",  # float64 [M]
+        "value",  # float64 [M]   reward sum for the player who moved into the node
+        "first_child",  # int64 [M]  -1 until expanded
+        "n_children",  # int64 [M]
+        "action",  # int64 [M]     the move leading to the node
+        "amaf_row",  # int64 [M]   row in the AMAF tables, -1 for none
+        "amaf_value",  # float32 [R, 2, A]  reward sums per player to move and action
+        "amaf_visits",  # float32 [R, 2, A]
+        "mast_value",  # float64 [2, A]
+        "mast_visits",  # float64 [2, A]
+        "meta",  # int64 [4]: root, next free node, next free AMAF row, 1 if the tree ran out of room
+    ],
+)
+ROOT, FREE_NODE, FREE_ROW, FULL = 0, 1, 2, 3
+
+
+def new_tree(num_actions: int, nodes: int, amaf_rows: int = 0) -> Tree:
+    """An empty tree with room for `nodes` nodes and `amaf_rows` AMAF rows (0 when GRAVE is off)."""
+    tree = Tree(
+        visits=np.zeros(nodes),
+        value=np.zeros(nodes),
+        first_child=np.full(nodes, -1, dtype=np.int64),
+        n_children=np.zeros(nodes, dtype=np.int64),
+        action=np.full(nodes, -1, dtype=np.int64),
+        amaf_row=np.full(nodes, -1, dtype=np.int64),
+        amaf_value=np.zeros((amaf_rows, 2, num_actions), dtype=np.float32),
+        amaf_visits=np.zeros((amaf_rows, 2, num_actions), dtype=np.float32),
+        mast_value=np.zeros((2, num_actions)),
+        mast_visits=np.zeros((2, num_actions)),
+        meta=np.zeros(4, dtype=np.int64),
+    )
+    tree.meta[FREE_NODE] = 1  # node 0 is the root
+    return tree
+
+
+@kernel
+def copy_subtree(src, dst, node):
+    """Copy the subtree of `src` below `node` into the empty tree `dst`, rooted at dst's node 0."""
+    queue = np.empty(src.visits.shape[0], dtype=np.int64)  # src node of each dst node, in BFS order
+    queue[0] = node
+    head, tail = 0, 1
+    free_row = 0
+    while head < tail:
+        s = queue[head]
+        d = head
+        head += 1
+        dst.visits[d] = src.visits[s]
+        dst.value[d] = src.value[s]
+        dst.action[d] = src.action[s]
+        if src.amaf_row[s] >= 0 and free_row < dst.amaf_value.shape[0]:
+            dst.amaf_row[d] = free_row
+            dst.amaf_value[free_row] = src.amaf_value[src.amaf_row[s]]
+            dst.amaf_visits[free_row] = src.amaf_visits[src.amaf_row[s]]
+            free_row += 1
+        if src.first_child[s] >= 0:
+            dst.first_child[d] = tail
+            dst.n_children[d] = src.n_children[s]
+            for k in range(src.n_children[s]):
+                queue[tail] = src.first_child[s] + k
+                tail += 1
+    dst.mast_value[:] = src.mast_value
+    dst.mast_visits[:] = src.mast_visits
+    dst.meta[ROOT] = 0
+    dst.meta[FREE_NODE] = tail
+    dst.meta[FREE_ROW] = free_row
+    return tail
+
+
+def reroot(tree: Tree, node: int, nodes: int | None = None, amaf_rows: int | None = None) -> Tree:
+    """A fresh tree holding only the subtree below `node` (optionally with more room)."""
+    fresh = new_tree(
+        tree.mast_value.shape[1],
+        tree.visits.shape[0] if nodes is None else nodes,
+        tree.amaf_value.shape[0] if amaf_rows is None else amaf_rows,
+    )
+    copy_subtree(tree, fresh, node)
+    return fresh
+
+
+def child(tree: Tree, node: int, action: int) -> int:
+    """The child of `node` reached by `action`, or -1 if it is not in the tree."""
+    first = tree.first_child[node]
+    if first < 0:
+        return -1
+    hits = np.nonzero(tree.action[first : first + tree.n_children[node]] == action)[0]
+    return int(first + hits[0]) if len(hits) else -1
+
+
+def root_statistics(tree: Tree) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(actions, visits, mean reward in [0, 1] for the player to move) of the root's children."""
+    root = tree.meta[ROOT]
+    first, n = tree.first_child[root], tree.n_children[root]
+    if first < 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0)
+    visits = tree.visits[first : first + n].copy()
+    values = tree.value[first : first + n]
+    mean = np.divide(values, visits, out=np.full(n, 0.5), where=visits > 0)
+    return tree.action[first : first + n].copy(), visits, mean
