@@ -18,7 +18,7 @@ _ZERO = np.uint64(0)
 _BOTTOM = np.array([1 << (_H * c) for c in range(COLS)], dtype=np.uint64)
 _TOP = np.array([1 << (_H * c + ROWS - 1) for c in range(COLS)], dtype=np.uint64)
 _COLUMN = np.array([((1 << ROWS) - 1) << (_H * c) for c in range(COLS)], dtype=np.uint64)
-_SHIFTS = np.array([1, _H, _H - 1, _H + 1], dtype=np.uint64)  # vertical, horizontal, two diagonals
+LINE_SHIFTS = np.array([1, _H, _H - 1, _H + 1], dtype=np.uint64)  # vertical, horizontal, two diagonals
 
 
 @kernel
@@ -39,7 +39,7 @@ def legal(s, out):
 
 @kernel
 def _four(b):
-    for d in _SHIFTS:
+    for d in LINE_SHIFTS:
         m = b & (b >> d)
         if m & (m >> (d + d)) != _ZERO:
             return True

@@ -302,8 +302,8 @@ class MCTS:
                 fresh.mast_visits[:] = self.tree.mast_visits
                 self.tree = fresh
             factor = self.mast_decay**steps
-            self.tree.mast_value *= factor
-            self.tree.mast_visits *= factor
+            self.tree.mast_value[:] *= factor
+            self.tree.mast_visits[:] *= factor
         else:
             self.tree = new_tree(self.game.num_distinct_actions(), self._nodes, self._amaf_rows)
         self._root_history = list(history)

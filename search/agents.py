@@ -1,0 +1,242 @@
+"""Players built from spec strings: `name:key=value,key=value`, the same syntax in Python, the CLI and studies.
+
+>>> import games, search
+>>> agent = search.make_agent(games.load("connect4"), "mcts:simulations=300,c=0.5", seed=1)
+>>> agent.select_action(games.load("connect4").new_initial_state()) in range(7)
+True
+
+Every agent answers `select_action(state)` and hears `new_game(seed=None)`, `observe(state, action)`
+(each move of the game, its own and the opponent's, before it is applied) and `game_over(returns)`.
+`select_action` stays correct when the hooks are never called: the search finds its place in the
+game from the state's history.
+"""
+
+import math
+import secrets
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import games
+from games.rng import make_rng, randint
+from search.mcts import ALPHADDA, MCTS, UCB1, SearchResult
+from search.minimax import empty_squares, evaluation, minimax_action
+
+
+class Agent:
+    """The hooks every player hears; subclasses implement `select_action`."""
+
+    def __init__(self, game, seed):
+        self.game = game
+        self.rng = make_rng(seed)
+
+    def new_game(self, seed=None) -> None:
+        """A new game starts; `seed`, if given, reseeds the agent so the game can be replayed alone."""
+        if seed is not None:
+            self.rng[:] = make_rng(seed)
+
+    def observe(self, state, action) -> None:
+        """`action` is about to be played in `state` (by either player)."""
+
+    def game_over(self, returns) -> None:
+        """The game ended with `returns` (+1 / -1 / 0 per player)."""
+
+    def select_action(self, state) -> int:
+        raise NotImplementedError
+
+
+class RandomAgent(Agent):
+    """Uniformly random legal moves."""
+
+    def select_action(self, state):
+        legal = state.legal_actions()
+        return legal[randint(self.rng, len(legal))]
+
+
+class MCTSAgent(Agent):
+    """A tree search (AlphaDDA's MCTS, SP or AP) that plays its most visited root move.
+
+    `last_search` holds the root statistics of the latest search.
+    """
+
+    def __init__(self, game, seed, params, settings, simulations=None, seconds=None, mast_decay=0.2):
+        super().__init__(game, seed)
+        self.simulations, self.seconds = simulations, seconds
+        self.search = MCTS(game, params, settings, self.rng, mast_decay=mast_decay)
+        self.last_search: SearchResult | None = None
+
+    def new_game(self, seed=None):
+        super().new_game(seed)
+        self.search.reset()
+
+    def select_action(self, state):
+        self.last_search = self.search.search(state, simulations=self.simulations, seconds=self.seconds)
+        return self.last_search.most_visited(self.rng)
+
+
+class MinimaxAgent(Agent):
+    """AlphaDDA's Minimax1/Minimax2: alpha-beta to `depth`, to the end once `endgame` squares are empty."""
+
+    def __init__(self, game, seed, depth, variant, endgame):
+        super().__init__(game, seed)
+        self.evaluate, self.weights = evaluation(game.name, variant)
+        self.depth, self.endgame = depth, endgame
+        self.squares = game.board_shape[0] * game.board_shape[1]
+
+    def select_action(self, state):
+        depth = self.depth
+        if self.game.name.startswith("othello"):
+            if empty_squares(state.array, self.squares) <= self.endgame:
+                depth = self.game.max_game_length
+        g = self.game
+        return int(minimax_action(g.kernels, self.evaluate, self.weights, state.array, depth, g.max_legal, self.rng))
+
+
+# --- spec strings ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Key:
+    parse: Callable[[str], Any]
+    default: Any
+    doc: str
+
+
+def _number(low=0.0, high=math.inf, infinite=False, integer=False):
+    kind = ("a whole number" if integer else "a number") + (f" from {low:g}" if low > -math.inf else "")
+    kind += f" to {high:g}" if high < math.inf else (" or inf" if infinite else "")
+
+    def parse(text):
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        ok = low <= value <= high and (infinite or value != math.inf)
+        if integer and ok and value != math.inf:
+            ok = value == int(value)
+            value = int(value)
+        if not ok:
+            raise ValueError(f"expected {kind}")
+        return value
+
+    return parse
+
+
+def _choice(*options):
+    def parse(text):
+        if text not in options:
+            raise ValueError(f"expected one of {', '.join(options)}")
+        return text
+
+    return parse
+
+
+_BUDGET = {
+    "simulations": Key(_number(1, integer=True), 1000, "simulations per move"),
+    "time": Key(_number(1e-6), None, "seconds per move, instead of a number of simulations"),
+}
+_MCTS_KEYS = {
+    **_BUDGET,
+    "c": Key(_number(), 0.5, "exploration constant C"),
+    "n_open": Key(_number(1, integer=True), 5, "visits before a node's children are opened"),
+}
+_SP_KEYS = {
+    **_BUDGET,
+    "c": Key(_number(), 0.2, "UCT exploration constant C"),
+    "eps": Key(_number(0, 1), 0.4, "MAST: probability of a random playout move"),
+    "vo": Key(_number(), 0.01, "choose uniformly among moves within VO of the best"),
+    "t": Key(_number(infinite=True), 0.0, "below T node visits, choose in-tree moves with the playout policy"),
+    "decay": Key(_number(0, 1), 0.2, "MAST statistics are multiplied by this after each real move"),
+}
+_AP_KEYS = {
+    **_SP_KEYS,
+    "k": Key(_number(infinite=True), 250.0, "GRAVE equivalence K (0: pure UCT, inf: AMAF only)"),
+    "ref": Key(_number(infinite=True), 50.0, "AMAF from the deepest ancestor with >= Ref visits"),
+}
+_MINIMAX_KEYS = {
+    "depth": Key(_number(1, integer=True), 3, "search depth in plies"),
+    "eval": Key(_choice("minimax1", "minimax2"), "minimax1", "AlphaDDA's evaluation: minimax1 or minimax2"),
+    "endgame": Key(_number(0, integer=True), 6, "Othello: search to the end with this many empty squares or fewer"),
+}
+
+
+def _make_mcts(game, seed, o):
+    params = [o["c"], 1.0, 0.0, math.inf, 0.0, 0.0]
+    return MCTSAgent(game, seed, params, [o["n_open"], ALPHADDA, 0, 0], o["simulations"], o["time"])
+
+
+def _make_sironi(game, seed, o, grave):
+    params = [o["c"], o["eps"], o["k"] if grave else 0.0, o["ref"] if grave else math.inf, o["vo"], o["t"]]
+    settings = [1, UCB1, 1, 1 if grave else 0]
+    return MCTSAgent(game, seed, params, settings, o["simulations"], o["time"], o["decay"])
+
+
+def _make_minimax(game, seed, o):
+    return MinimaxAgent(game, seed, o["depth"], int(o["eval"][-1]), o["endgame"])
+
+
+def _with_defaults(keys, **defaults):
+    return {name: Key(k.parse, defaults.get(name, k.default), k.doc) for name, k in keys.items()}
+
+
+AGENTS = {
+    "random": ({}, lambda game, seed, o: RandomAgent(game, seed), "uniformly random moves"),
+    "mcts": (_MCTS_KEYS, _make_mcts, "random-rollout UCT as AlphaDDA's opponents (Fujita, App. 3)"),
+    **{
+        f"mcts{i}": (_with_defaults(_MCTS_KEYS, simulations=n), _make_mcts, f"AlphaDDA's MCTS{i}: {n} simulations")
+        for i, n in ((1, 300), (2, 100), (3, 200), (4, 50))
+    },
+    "sp": (_SP_KEYS, lambda g, s, o: _make_sironi(g, s, o, False), "UCT + MAST (Sironi et al., SP)"),
+    "ap": (_AP_KEYS, lambda g, s, o: _make_sironi(g, s, o, True), "GRAVE + MAST (Sironi et al., AP)"),
+    "minimax": (_MINIMAX_KEYS, _make_minimax, "alpha-beta minimax with AlphaDDA's evaluations (App. 4)"),
+    "minimax1": (_MINIMAX_KEYS, _make_minimax, "AlphaDDA's Minimax1"),
+    "minimax2": (_with_defaults(_MINIMAX_KEYS, eval="minimax2"), _make_minimax, "AlphaDDA's Minimax2"),
+}
+
+
+def parse_spec(spec: str) -> tuple[str, dict]:
+    """(agent name, {key: value} with every default filled in); ValueError in one line if malformed."""
+    name, _, rest = spec.strip().partition(":")
+    if name not in AGENTS:
+        raise ValueError(f"unknown agent {name!r} in {spec!r}; known agents: {', '.join(AGENTS)}")
+    keys = AGENTS[name][0]
+    given = {}
+    for item in filter(None, (part.strip() for part in rest.split(","))):
+        key, eq, text = item.partition("=")
+        key = key.strip()
+        if key not in keys:
+            valid = ", ".join(keys) or "none"
+            raise ValueError(f"unknown key {key!r} for agent {name!r} in {spec!r}; valid keys: {valid}")
+        if not eq:
+            raise ValueError(f"key {key!r} in {spec!r} has no value: write {key}=VALUE")
+        try:
+            given[key] = keys[key].parse(text.strip())
+        except ValueError as error:
+            raise ValueError(f"bad value {text.strip()!r} for {key!r} in {spec!r}: {error}") from None
+    if "simulations" in given and "time" in given:
+        raise ValueError(f"{spec!r} gives both simulations and time: give one budget")
+    options = {key: k.default for key, k in keys.items()}
+    options.update(given)
+    if "time" in given:
+        options["simulations"] = None
+    return name, options
+
+
+def make_agent(game, spec: str, seed: int | None = None) -> Agent:
+    """The agent described by `spec` for `game` (a Game or its name), seeded (random seed if None)."""
+    game = games.load(game) if isinstance(game, str) else game
+    name, options = parse_spec(spec)
+    if name.startswith("minimax") and game.name not in ("connect4", "othello", "othello6"):
+        raise ValueError(f"agent {name!r} has evaluations for connect4, othello and othello6, not {game.name!r}")
+    agent = AGENTS[name][1](game, secrets.randbits(63) if seed is None else seed, options)
+    agent.spec = spec
+    return agent
+
+
+def describe_agents() -> str:
+    """Every agent with its keys and defaults, for --help."""
+    lines = []
+    for name, (keys, _, doc) in AGENTS.items():
+        lines.append(f"  {name:<10}{doc}")
+        for key, k in keys.items():
+            lines.append(f"      {key}={k.default!s:<10}{k.doc}")
+    return "\n".join(lines)

@@ -1,0 +1,232 @@
+"""Tree search and minimax: formulas on hand-made trees, tactics, reuse, budgets, and agreement with brute force."""
+
+import math
+import random
+
+import numpy as np
+import pytest
+
+import games
+import search
+from games.rng import make_rng
+from search.mcts import ALPHADDA, MCTS, UCB1, select_child
+from search.minimax import evaluation, negamax
+from search.tree import new_tree, root_statistics
+
+C4 = games.load("connect4")
+
+
+def hand_tree(visits, values, actions=None, root_visits=None):
+    """A root (node 0) whose children have the given visits and reward sums."""
+    n = len(visits)
+    tree = new_tree(C4.num_distinct_actions(), 16, amaf_rows=2)
+    tree.first_child[0], tree.n_children[0] = 1, n
+    tree.visits[0] = sum(visits) if root_visits is None else root_visits
+    tree.visits[1 : n + 1] = visits
+    tree.value[1 : n + 1] = values
+    tree.action[1 : n + 1] = actions if actions is not None else range(n)
+    tree.amaf_row[0] = 0
+    tree.meta[1] = n + 1
+    return tree
+
+
+def params(c=0.0, eps=0.0, k=0.0, ref=math.inf, vo=0.0, t=0.0):
+    return np.array([c, eps, k, ref, vo, t])
+
+
+def choose(tree, p, formula, use_amaf=False, mover=0, n=200, seed=0):
+    rng, scores = make_rng(seed), np.empty(16)
+    picks = [select_child(tree, 0, 0, mover, p, formula, use_amaf, scores, rng) - 1 for _ in range(n)]
+    return np.bincount(picks, minlength=tree.n_children[0])
+
+
+def test_alphadda_uct_formula_by_hand():
+    # q/N + C sqrt(ln(Np+1)/(N+1e-7)), q summed over +1/-1: child 0 has q = 2*3-4 = 2 of 4 visits,
+    # child 1 q = 2*1-1 = 1 of 1 visit. Np = 5.
+    tree = hand_tree([4, 1], [3.0, 1.0])
+    score = lambda q, n, c: q / (n + 1e-7) + c * math.sqrt(math.log(6) / (n + 1e-7))  # noqa: E731
+    for c in (0.0, 0.5, 2.0):
+        expected = int(np.argmax([score(2, 4, c), score(1, 1, c)]))
+        assert choose(tree, params(c=c), ALPHADDA).argmax() == expected
+    assert score(2, 4, 0.0) < score(1, 1, 0.0)  # with C = 0 the better mean wins: child 1
+
+
+def test_ucb1_formula_by_hand_and_unvisited_first():
+    # Q + C sqrt(ln Np / N): child 0: 0.75 + C sqrt(ln 5 / 4); child 1: 0.0 + C sqrt(ln 5 / 1).
+    tree = hand_tree([4, 1], [3.0, 0.0])
+    c_equal = 0.75 / (math.sqrt(math.log(5)) * (1 - 0.5))  # where the two scores are equal
+    assert choose(tree, params(c=0.9 * c_equal), UCB1).argmax() == 0
+    assert choose(tree, params(c=1.1 * c_equal), UCB1).argmax() == 1
+    counts = choose(hand_tree([4, 0, 0], [4.0, 0.0, 0.0]), params(c=0.1), UCB1)
+    assert counts[0] == 0 and counts[1] > 60 and counts[2] > 60  # unvisited first, ties at random
+
+
+def test_grave_beta_mixes_amaf_as_eq_3():
+    # Q: child 0 = 0.6, child 1 = 0.4. AMAF at the root (the reference node): action 0 = 0.1, action 1 = 0.9.
+    tree = hand_tree([10, 10], [6.0, 4.0], root_visits=20)
+    tree.amaf_visits[0, 0, :2] = 10
+    tree.amaf_value[0, 0, :2] = [1.0, 9.0]
+    # beta = sqrt(K / (3 * 20 + K)); value = (1 - beta) Q + beta AMAF; the two are equal at beta = 0.2.
+    k_equal = 0.2**2 * 60 / (1 - 0.2**2)
+    assert choose(tree, params(k=0.0), UCB1, use_amaf=True).argmax() == 0  # K = 0: pure UCT
+    assert choose(tree, params(k=0.8 * k_equal), UCB1, use_amaf=True).argmax() == 0
+    assert choose(tree, params(k=1.25 * k_equal), UCB1, use_amaf=True).argmax() == 1
+    assert choose(tree, params(k=math.inf), UCB1, use_amaf=True).argmax() == 1  # K = inf: AMAF only
+    # the AMAF of the other player does not count
+    assert choose(tree, params(k=math.inf), UCB1, use_amaf=True, mover=1).argmax() == 0
+
+
+def test_vo_band_chooses_uniformly_among_moves_within_vo():
+    tree = hand_tree([10, 10, 10, 10], [5.0, 4.9, 4.8, 3.0])  # Q = 0.50, 0.49, 0.48, 0.30
+    counts = choose(tree, params(vo=0.015), UCB1, n=3000)
+    assert counts[2] == 0 and counts[3] == 0 and abs(counts[0] - counts[1]) < 200
+    counts = choose(tree, params(vo=0.025), UCB1, n=3000)
+    assert counts[3] == 0 and min(counts[:3]) > 850
+    assert choose(tree, params(vo=0.0), UCB1).tolist() == [200, 0, 0, 0]
+
+
+def test_t_switch_uses_the_playout_policy_below_t_visits():
+    # UCT prefers column 3 (only visited, best); MAST (greedy, eps = 0) prefers column 5, whose mean is highest.
+    sp = MCTS(C4, params(c=0.0, eps=0.0, t=math.inf), [1, UCB1, 1, 0], make_rng(0))
+    state = C4.new_initial_state()
+    sp.search(state, simulations=1)
+    sp.tree.mast_visits[0, :] = 10
+    sp.tree.mast_value[0, :] = 1
+    sp.tree.mast_value[0, 5] = 9
+    sp.search(state, simulations=50)
+    actions, visits, _ = root_statistics(sp.tree)
+    assert actions[np.argmax(visits)] == 5 and visits.max() >= 45  # every root choice went to column 5
+
+
+def test_mast_statistics_decay_after_each_real_move():
+    agent = search.make_agent(C4, "sp:simulations=200,decay=0.2", seed=0)
+    state = C4.new_initial_state()
+    agent.select_action(state)
+    before = agent.search.tree.mast_visits.copy()
+    state.apply_action(3)
+    state.apply_action(3)
+    agent.search._move_root(state.history())  # two real moves since the last search
+    np.testing.assert_allclose(agent.search.tree.mast_visits, before * 0.04)
+
+
+def play(moves):
+    state = C4.new_initial_state()
+    for a in moves:
+        state.apply_action(a)
+    return state
+
+
+@pytest.mark.parametrize("spec", ["mcts:simulations=1000", "sp:simulations=1000", "ap:simulations=1000"])
+def test_mcts_wins_in_one_and_blocks_a_loss_in_one(spec):
+    win = play([0, 6, 1, 6, 2, 5])  # player 0 has 0-1-2 on the bottom row: 3 wins
+    for seed in range(3):
+        assert search.make_agent(C4, spec, seed=seed).select_action(win) == 3
+    block = play([6, 0, 6, 1, 5, 2])  # player 0 to move; player 1 threatens 0-1-2-3 at column 3
+    for seed in range(3):
+        assert search.make_agent(C4, spec, seed=seed).select_action(block) == 3
+
+
+def brute_negamax(state, depth, evaluate, weights):
+    """Plain negamax over the Python state API, no pruning."""
+    mover = state.current_player()
+    if depth == 0 or state.is_terminal():
+        return evaluate(state.array, weights, int(state.game.kernels.to_move(state.array)))
+    best = -math.inf
+    for a in state.legal_actions():
+        child = state.clone()
+        child.apply_action(a)
+        v = brute_negamax(child, depth - 1, evaluate, weights)
+        best = max(best, v if child.current_player() == mover else -v)
+    return best
+
+
+@pytest.mark.parametrize("name, variant, depth", [("connect4", 1, 3), ("connect4", 2, 3), ("othello6", 1, 3)])
+def test_minimax_agrees_with_brute_force_negamax(name, variant, depth):
+    game = games.load(name)
+    evaluate, weights = evaluation(name, variant)
+    rnd = random.Random(0)
+    for _ in range(8):
+        state = game.new_initial_state()
+        for _ in range(rnd.randrange(2, 14)):
+            if not state.is_terminal():
+                state.apply_action(rnd.choice(state.legal_actions()))
+        if state.is_terminal():
+            continue
+        fast = negamax(game.kernels, evaluate, weights, state.array, depth, -np.inf, np.inf, game.max_legal)
+        assert fast == pytest.approx(brute_negamax(state, depth, evaluate, weights))
+
+
+def test_connect4_evaluation_by_hand():
+    evaluate, weights = evaluation("connect4", 1)  # R = 100
+    state = play([0, 6, 1, 6, 2])  # player 0: 0-1-2 on the bottom row; player 1: a vertical pair in column 6
+    # player 0: two runs of two and one run of three = 2 R + R^2; player 1: one run of two = R.
+    assert evaluate(state.array, weights, 0) == 2 * 100 + 100**2 - 100
+    assert evaluate(state.array, weights, 1) == -(2 * 100 + 100**2 - 100)
+
+
+def test_othello_evaluation_by_hand():
+    game = games.load("othello")
+    evaluate, weights = evaluation("othello", 1)
+    start = game.new_initial_state()
+    assert evaluate(start.array, weights, 0) == 0.0  # four centre squares of weight 3, two each
+    start.apply_action(19)  # d3: black takes d3 (weight 3) and flips d4 (weight 3)
+    assert evaluate(start.array, weights, 0) == (4 * 3) - (1 * 3)
+    _, ones = evaluation("othello", 2)
+    assert evaluate(start.array, ones, 0) == 4 - 1
+
+
+def test_tree_is_reused_when_the_game_continues():
+    agent = search.make_agent(C4, "mcts:simulations=2000", seed=1)
+    state = C4.new_initial_state()
+    first = agent.select_action(state)
+    kept = dict(zip(agent.last_search.actions.tolist(), agent.last_search.visits.tolist()))
+    state.apply_action(first)
+    reply = 3
+    state.apply_action(reply)
+    agent.search._move_root(state.history())
+    assert agent.search.tree.visits[0] > 0 and agent.search.tree.visits[0] < kept[first]
+    agent.select_action(state)
+    assert agent.last_search.visits.sum() >= 2000
+
+
+def test_tree_grows_when_full_and_counts_every_simulation():
+    m = MCTS(C4, params(c=0.2, eps=0.4, k=250, ref=50), [1, UCB1, 1, 1], make_rng(0), nodes=64)
+    result = m.search(C4.new_initial_state(), simulations=3000)
+    assert result.simulations == 3000 and result.visits.sum() == 3000
+    assert m.tree.visits.shape[0] > 64
+
+
+def test_time_budget_and_determinism():
+    agent = search.make_agent(C4, "sp:time=0.05", seed=0)
+    agent.select_action(C4.new_initial_state())
+    assert agent.last_search.simulations > 50 and 0.04 < agent.last_search.seconds < 0.5
+    a = search.make_agent(C4, "ap:simulations=500", seed=7)
+    b = search.make_agent(C4, "ap:simulations=500", seed=7)
+    s = play([3, 3, 2])
+    assert a.select_action(s) == b.select_action(s)
+    assert np.array_equal(a.last_search.visits, b.last_search.visits)
+
+
+def test_spec_errors_are_one_line_and_list_what_is_valid():
+    cases = {
+        "chess": "known agents: random, mcts",
+        "mcts:speed=3": "valid keys: simulations, time, c, n_open",
+        "sp:eps=1.5": "expected a number from 0 to 1",
+        "ap:k=-1": "expected a number from 0 or inf",
+        "mcts2:simulations=2.5": "expected a whole number from 1",
+        "mcts:time=1,simulations=10": "give one budget",
+    }
+    for spec, message in cases.items():
+        with pytest.raises(ValueError, match=message) as info:
+            search.make_agent(C4, spec, seed=0)
+        assert "\n" not in str(info.value)
+    with pytest.raises(ValueError, match="not 'breakthrough'"):
+        search.make_agent("breakthrough", "minimax1", seed=0)
+
+
+def test_paper_defaults():
+    assert search.parse_spec("mcts1")[1]["simulations"] == 300
+    assert [search.parse_spec(f"mcts{i}")[1]["simulations"] for i in (2, 3, 4)] == [100, 200, 50]
+    assert search.parse_spec("mcts")[1] | {} == {"simulations": 1000, "time": None, "c": 0.5, "n_open": 5}
+    ap = search.parse_spec("ap")[1]
+    assert (ap["c"], ap["eps"], ap["k"], ap["ref"], ap["vo"], ap["t"]) == (0.2, 0.4, 250, 50, 0.01, 0)  # Table I
