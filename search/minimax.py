@@ -85,7 +85,10 @@ def empty_squares(s, squares):
 
 @kernel
 def negamax(g, evaluate, weights, s, depth, alpha, beta, max_legal):
-    """Value of `s` for the player to move, `depth` plies deep (alpha-beta, fail-hard)."""
+    """Value of `s` for the player to move, `depth` plies deep (alpha-beta, fail-hard).
+
+    Players alternate on every move in our games (a pass is a move), so a child's value is negated.
+    """
     if depth == 0 or g.terminal(s):
         return evaluate(s, weights, g.to_move(s))
     moves = np.empty(max_legal, dtype=np.int64)
@@ -94,10 +97,7 @@ def negamax(g, evaluate, weights, s, depth, alpha, beta, max_legal):
     for i in range(n):
         child[:] = s
         g.apply(child, moves[i])
-        if g.terminal(child) or g.to_move(child) != g.to_move(s):
-            v = -negamax(g, evaluate, weights, child, depth - 1, -beta, -alpha, max_legal)
-        else:
-            v = negamax(g, evaluate, weights, child, depth - 1, alpha, beta, max_legal)
+        v = -negamax(g, evaluate, weights, child, depth - 1, -beta, -alpha, max_legal)
         if v >= beta:
             return beta
         if v > alpha:
@@ -116,8 +116,7 @@ def minimax_action(g, evaluate, weights, s, depth, max_legal, rng):
     for i in range(n):
         child[:] = s
         g.apply(child, moves[i])
-        v = negamax(g, evaluate, weights, child, depth - 1, -np.inf, np.inf, max_legal)
-        values[i] = v if g.terminal(child) or g.to_move(child) == g.to_move(s) else -v
+        values[i] = -negamax(g, evaluate, weights, child, depth - 1, -np.inf, np.inf, max_legal)
         best = max(best, values[i])
     ties = 0
     for i in range(n):

@@ -230,3 +230,44 @@ def test_paper_defaults():
     assert search.parse_spec("mcts")[1] | {} == {"simulations": 1000, "time": None, "c": 0.5, "n_open": 5}
     ap = search.parse_spec("ap")[1]
     assert (ap["c"], ap["eps"], ap["k"], ap["ref"], ap["vo"], ap["t"]) == (0.2, 0.4, 250, 50, 0.01, 0)  # Table I
+
+
+@pytest.mark.parametrize("spec", ["minimax1", "minimax1:depth=1"])
+def test_minimax_wins_in_one_and_blocks_a_loss_in_one(spec):
+    # Not Minimax2: with R = 2 a win scores R^3 = 8, less than the runs of many positions, so by the
+    # paper's eq. (13) it may rightly pass up a win.
+    win = play([0, 6, 1, 6, 2, 5])
+    block = play([6, 0, 6, 1, 5, 2])
+    for seed in range(3):
+        assert search.make_agent(C4, spec, seed=seed).select_action(win) == 3
+        if not spec.endswith("depth=1"):  # seeing the threat needs two plies
+            assert search.make_agent(C4, spec, seed=seed).select_action(block) == 3
+
+
+def test_minimax_plays_a_solved_othello_ending_perfectly():
+    """With six or fewer empty squares Minimax searches to the end: its choice keeps the exact best margin."""
+    game = games.load("othello6")
+    rnd = random.Random(3)
+    state = game.new_initial_state()
+    while True:
+        empties = 36 - sum(row.count("x") + row.count("o") for row in str(state).splitlines()[1:])
+        if empties <= 6 or state.is_terminal():
+            break
+        state.apply_action(rnd.choice(state.legal_actions()))
+    assert not state.is_terminal()
+    mover = state.current_player()
+
+    def best_outcome(s):  # exact game-theoretic result for `mover`: +1 / 0 / -1
+        if s.is_terminal():
+            return s.returns()[mover]
+        values = []
+        for a in s.legal_actions():
+            c = s.clone()
+            c.apply_action(a)
+            values.append(best_outcome(c))
+        return max(values) if s.current_player() == mover else min(values)
+
+    target = best_outcome(state)
+    chosen = state.clone()
+    chosen.apply_action(search.make_agent(game, "minimax1", seed=0).select_action(state))
+    assert best_outcome(chosen) == target

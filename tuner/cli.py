@@ -1,14 +1,20 @@
 """The `sparring` command line."""
 
 import argparse
+import json
 import sys
 
 import games
 
 EXAMPLES = """examples:
-  sparring demo                          a flat Monte-Carlo player against random on Connect4
-  sparring demo --game othello --seed 7  the same on Othello, another seed
+  sparring demo                                         one game drawn in the terminal
+  sparring arena connect4 mcts1 mcts4 --games 40        a seat-balanced match with 95% intervals
+  sparring tournament connect4 mcts1 mcts2 minimax1 random --games 20
 """
+
+
+class CommandError(Exception):
+    """A user mistake: printed as one line, exit status 2."""
 
 
 def _demo(args) -> int:
@@ -38,29 +44,105 @@ def _demo(args) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="sparring",
-        description="Opponents that adapt: compiled game-tree search, tuning and strength adjustment.",
-        epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    demo = sub.add_parser(
-        "demo",
-        help="play one game, Monte-Carlo against random, drawn in the terminal",
-        description="Play one game between a flat Monte-Carlo player and a random player,\n"
-        "drawing the board after every move.",
-        epilog="example:\n  sparring demo --game connect4 --playouts 200 --seed 0",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    demo.add_argument("--game", default="connect4", choices=games.names(), help="which game (default: connect4)")
-    demo.add_argument("--playouts", type=_positive, default=200, help="random playouts per legal move (default: 200)")
-    demo.add_argument(
-        "--seed", type=int, default=0, help="random seed; the same seed replays the same game (default: 0)"
-    )
-    demo.set_defaults(run=_demo)
-    return parser
+def _progress(total: int, desc: str):
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=desc, unit="game", file=sys.stderr, disable=None, dynamic_ncols=True)
+
+
+def _check_specs(game, specs):
+    import search
+
+    for spec in specs:
+        try:
+            search.make_agent(game, spec, seed=0)
+        except ValueError as error:
+            raise CommandError(str(error)) from None
+
+
+def _interval(pair) -> str:
+    return f"[{pair[0]:.2f}, {pair[1]:.2f}]"
+
+
+def _arena(args) -> int:
+    from tuner.arena import play_match
+
+    _check_specs(games.load(args.game), [args.spec_a, args.spec_b])
+    with _progress(args.games, f"{args.spec_a} vs {args.spec_b}") as bar:
+        result = play_match(args.game, args.spec_a, args.spec_b, args.games, args.seed, args.workers, args.backend, bar)
+    if args.record:
+        with open(args.record, "w") as f:
+            json.dump(result.to_dict(with_games=True), f, indent=1)
+    if args.json:
+        print(json.dumps(result.to_dict()))
+        return 0
+    print(f"{args.game}: A = {args.spec_a}, B = {args.spec_b}, {args.games} games, seed {args.seed}")
+    print(f"{'A':<12}{'wins':>6}{'draws':>7}{'losses':>8}{'score':>8}  {'score 95% CI':<14}{'win rate 95% CI'}")
+    for label, rec in (("as first", result.first), ("as second", result.second), ("total", result.total)):
+        if rec.games:
+            score = f"{rec.score:8.3f}  {_interval(rec.score_interval()):<14}{_interval(rec.rate_interval(rec.wins))}"
+            print(f"{label:<12}{rec.wins:>6}{rec.draws:>7}{rec.losses:>8}{score}")
+    return 0
+
+
+def _parse_anchors(items, specs):
+    anchors = {}
+    for item in items or []:
+        spec, eq, value = item.rpartition("=")
+        if not eq or spec not in specs:
+            raise CommandError(f"bad --anchor {item!r}: write SPEC=RATING with SPEC one of the tournament's agents")
+        try:
+            anchors[spec] = float(value)
+        except ValueError:
+            raise CommandError(f"bad --anchor {item!r}: the rating must be a number") from None
+    return anchors
+
+
+def _tournament(args) -> int:
+    from tuner.arena import pair_scores, round_robin
+    from tuner.ratings import alphadda_elo, bradley_terry
+
+    specs = args.specs
+    if len(specs) < 2 or len(set(specs)) != len(specs):
+        raise CommandError("a tournament needs at least two different agent specs")
+    _check_specs(games.load(args.game), specs)
+    anchors = _parse_anchors(args.anchor, specs)
+    rounds = args.rounds or max(1, args.games // 2)
+    total = args.games * len(specs) * (len(specs) - 1) // 2
+    with _progress(total, f"tournament on {args.game}") as bar:
+        matches = round_robin(args.game, specs, args.games, args.seed, args.workers, args.backend, bar)
+    scores = pair_scores(matches)
+    elo = alphadda_elo(specs, scores, rounds=rounds, anchors=anchors)
+    bt = bradley_terry(specs, scores, anchors=anchors)
+    if args.json:
+        out = {
+            "game": args.game,
+            "games_per_pair": args.games,
+            "seed": args.seed,
+            "rounds": rounds,
+            "anchors": anchors,
+            "matches": [m.to_dict() for m in matches],
+            "elo_alphadda": elo,
+            "elo_bradley_terry": {s: {"elo": r.elo, "ci95": [r.low, r.high]} for s, r in bt.items()},
+        }
+        print(json.dumps(out))
+        return 0
+    print(f"{args.game}: {args.games} games per pair, seed {args.seed}; score of the row against the column")
+    width = max(len(s) for s in specs) + 2
+    print(" " * width + "".join(f"{i + 1:>8}" for i in range(len(specs))))
+    table = {(m.spec_a, m.spec_b): m.total.score for m in matches}
+    for i, a in enumerate(specs):
+        cells = []
+        for b in specs:
+            score = table.get((a, b), 1 - table[(b, a)] if (b, a) in table else None)
+            cells.append(f"{score:8.3f}" if score is not None else f"{'-':>8}")
+        print(f"{i + 1}. {a:<{width - 3}}" + "".join(cells))
+    print(f"\n{'agent':<{width}}{'Elo (AlphaDDA, K=8)':>21}{'Elo (Bradley-Terry)':>21}  95% CI")
+    for s in sorted(specs, key=lambda s: -bt[s].elo):
+        print(f"{s:<{width}}{elo[s]:>21.0f}{bt[s].elo:>21.0f}  [{bt[s].low:.0f}, {bt[s].high:.0f}]")
+    if anchors:
+        print("anchored: " + ", ".join(f"{s} = {v:g}" for s, v in anchors.items()))
+    return 0
 
 
 def _positive(text: str) -> int:
@@ -73,13 +155,88 @@ def _positive(text: str) -> int:
     return value
 
 
+def _add_match_options(p):
+    p.add_argument("--games", type=_positive, default=20, help="games per pairing, half with each agent first (20)")
+    p.add_argument("--seed", type=int, default=0, help="match seed; game i is seeded from (seed, i) (0)")
+    p.add_argument("--workers", type=_positive, default=1, help="games played in parallel (1)")
+    p.add_argument("--backend", choices=["threads", "processes"], default="threads", help="how workers run (threads)")
+    p.add_argument("--json", action="store_true", help="print one JSON object on stdout and nothing else")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from search.agents import describe_agents
+
+    raw = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(
+        prog="sparring",
+        description="Opponents that adapt: compiled game-tree search, tuning and strength adjustment.",
+        epilog=EXAMPLES,
+        formatter_class=raw,
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    demo = sub.add_parser(
+        "demo",
+        help="play one game, Monte-Carlo against random, drawn in the terminal",
+        description="Play one game between a flat Monte-Carlo player and a random player,\n"
+        "drawing the board after every move.",
+        epilog="example:\n  sparring demo --game connect4 --playouts 200 --seed 0",
+        formatter_class=raw,
+    )
+    demo.add_argument("--game", default="connect4", choices=games.names(), help="which game (default: connect4)")
+    demo.add_argument("--playouts", type=_positive, default=200, help="random playouts per legal move (default: 200)")
+    demo.add_argument("--seed", type=int, default=0, help="random seed; the same seed replays the same game (0)")
+    demo.set_defaults(run=_demo)
+
+    agents_help = "agent specs: NAME or NAME:key=value,key=value; agents, keys and defaults:\n" + describe_agents()
+    arena = sub.add_parser(
+        "arena",
+        help="a seat-balanced match between two agents",
+        description="Play a seat-balanced match of SPEC_A against SPEC_B and report A's wins, draws and\n"
+        "losses per seat with 95% intervals.",
+        epilog="example:\n  sparring arena connect4 mcts1 'sp:simulations=500,c=0.3' --games 40 --workers 2\n\n"
+        + agents_help,
+        formatter_class=raw,
+    )
+    arena.add_argument("game", choices=games.names(), metavar="GAME", help=f"one of {', '.join(games.names())}")
+    arena.add_argument("spec_a", metavar="SPEC_A", help="agent A")
+    arena.add_argument("spec_b", metavar="SPEC_B", help="agent B")
+    _add_match_options(arena)
+    arena.add_argument("--record", metavar="FILE", help="also write the result with every game's moves to FILE (JSON)")
+    arena.set_defaults(run=_arena)
+
+    tournament = sub.add_parser(
+        "tournament",
+        help="a round robin with Elo ratings (AlphaDDA's and Bradley-Terry)",
+        description="Every pair of agents plays a seat-balanced match; prints the score table and Elo\n"
+        "ratings: AlphaDDA's (K = 8, start 1500, repeated round robins) and a Bradley-Terry fit with\n"
+        "95% intervals.",
+        epilog="example:\n  sparring tournament othello6 mcts1 mcts2 minimax1 random --games 20"
+        " --anchor random=979.5\n\n" + agents_help,
+        formatter_class=raw,
+    )
+    tournament.add_argument("game", choices=games.names(), metavar="GAME", help=f"one of {', '.join(games.names())}")
+    tournament.add_argument("specs", nargs="+", metavar="SPEC", help="the agents (at least two)")
+    _add_match_options(tournament)
+    tournament.add_argument(
+        "--rounds", type=_positive, help="AlphaDDA Elo: round robins the games are cut into (games/2)"
+    )
+    tournament.add_argument("--anchor", action="append", metavar="SPEC=RATING", help="hold an agent's rating fixed")
+    tournament.set_defaults(run=_tournament)
+    return parser
+
+
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
         return 2
-    return args.run(args)
+    try:
+        return args.run(args)
+    except CommandError as error:
+        print(f"sparring {args.command}: error: {error}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":
