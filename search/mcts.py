@@ -18,7 +18,7 @@ import numpy as np
 
 from games.jit import kernel
 from games.rng import randint, uniform
-from search.tree import FREE_NODE, FREE_ROW, FULL, ROOT, child, new_tree, reroot, root_statistics
+from search.tree import FREE_NODE, FREE_ROW, FULL, ROOT, child, clear, copy_subtree, new_tree, root_statistics
 
 # indices of the search-control parameter vector (SA-MCTS Table I)
 C, EPSILON, K, REF, VO, T = range(6)
@@ -241,20 +241,25 @@ class MCTS:
     every real move.
     """
 
-    def __init__(self, game, params, settings, rng, mast_decay=0.2, nodes=1 << 16):
+    def __init__(self, game, params, settings, rng, mast_decay=0.2, nodes=1 << 12):
         self.game = game
         self.params = np.asarray(params, dtype=np.float64)
         self.settings = np.asarray(settings, dtype=np.int64)
         self.rng = rng
         self.mast_decay = mast_decay
-        self._nodes = nodes
-        self._amaf_rows = nodes // 4 if self.settings[USE_AMAF] else 0
-        self.tree = None
+        self._allocate(nodes, nodes // 4 if self.settings[USE_AMAF] else 0)
         self._root_history = None
+
+    def _allocate(self, nodes, amaf_rows):
+        """The tree and a spare of the same size: re-rooting copies into the spare and swaps."""
+        actions = self.game.num_distinct_actions()
+        self.tree = new_tree(actions, nodes, amaf_rows)
+        self._spare = new_tree(actions, nodes, amaf_rows)
 
     def reset(self):
         """Forget the tree and the MAST statistics (a new game)."""
-        self.tree, self._root_history = None, None
+        clear(self.tree)
+        self._root_history = None
 
     def search(self, state, simulations=None, seconds=None) -> SearchResult:
         """Search from `state` for a number of simulations or of seconds (at least one simulation)."""
@@ -286,32 +291,28 @@ class MCTS:
         return SearchResult(actions, visits, values, done, time.perf_counter() - start)
 
     def _move_root(self, history):
-        """Re-root at `history` if it continues the tree's game, else start a fresh tree."""
+        """Re-root at `history` if it continues the tree's game (keeping the subtree), else start afresh."""
         known = self._root_history
-        if self.tree is not None and history[: len(known)] == known:
+        if known is None or history[: len(known)] != known:
+            clear(self.tree)
+        else:
             node = self.tree.meta[ROOT]
             for a in history[len(known) :]:
                 node = child(self.tree, node, a) if node >= 0 else -1
-            steps = len(history) - len(known)
-            if node >= 0:
-                if steps:
-                    self.tree = reroot(self.tree, node)
-            else:
-                fresh = new_tree(self.game.num_distinct_actions(), self._nodes, self._amaf_rows)
-                fresh.mast_value[:] = self.tree.mast_value
-                fresh.mast_visits[:] = self.tree.mast_visits
-                self.tree = fresh
-            factor = self.mast_decay**steps
+            if node < 0:
+                clear(self.tree, keep_mast=True)
+            elif node != self.tree.meta[ROOT]:
+                copy_subtree(self.tree, self._spare, node)
+                self.tree, self._spare = self._spare, self.tree
+            factor = self.mast_decay ** (len(history) - len(known))
             self.tree.mast_value[:] *= factor
             self.tree.mast_visits[:] *= factor
-        else:
-            self.tree = new_tree(self.game.num_distinct_actions(), self._nodes, self._amaf_rows)
         self._root_history = list(history)
 
     def _grow(self):
-        """Double the room of a full tree (keeping the current root's subtree)."""
-        t = self.tree
-        nodes = t.visits.shape[0] * (2 if t.meta[FREE_NODE] > t.visits.shape[0] // 2 else 1)
-        rows = t.amaf_value.shape[0] * (2 if t.meta[FREE_ROW] >= t.amaf_value.shape[0] // 2 else 1)
-        self._nodes, self._amaf_rows = nodes, rows
-        self.tree = reroot(t, t.meta[ROOT], nodes, rows)
+        """Double the room of a full tree, keeping the current root's subtree."""
+        old = self.tree
+        nodes = old.visits.shape[0] * (2 if old.meta[FREE_NODE] > old.visits.shape[0] // 2 else 1)
+        rows = old.amaf_value.shape[0] * (2 if old.meta[FREE_ROW] >= old.amaf_value.shape[0] // 2 else 1)
+        self._allocate(nodes, rows)
+        copy_subtree(old, self.tree, old.meta[ROOT])

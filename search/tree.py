@@ -52,7 +52,7 @@ def new_tree(num_actions: int, nodes: int, amaf_rows: int = 0) -> Tree:
 
 @kernel
 def copy_subtree(src, dst, node):
-    """Copy the subtree of `src` below `node` into the empty tree `dst`, rooted at dst's node 0."""
+    """Copy the subtree of `src` below `node` into `dst` (whatever it held), rooted at dst's node 0."""
     queue = np.empty(src.visits.shape[0], dtype=np.int64)  # src node of each dst node, in BFS order
     queue[0] = node
     head, tail = 0, 1
@@ -64,6 +64,9 @@ def copy_subtree(src, dst, node):
         dst.visits[d] = src.visits[s]
         dst.value[d] = src.value[s]
         dst.action[d] = src.action[s]
+        dst.first_child[d] = -1  # every field is written: `dst` may be a reused tree
+        dst.n_children[d] = 0
+        dst.amaf_row[d] = -1
         if src.amaf_row[s] >= 0 and free_row < dst.amaf_value.shape[0]:
             dst.amaf_row[d] = free_row
             dst.amaf_value[free_row] = src.amaf_value[src.amaf_row[s]]
@@ -80,18 +83,18 @@ def copy_subtree(src, dst, node):
     dst.meta[ROOT] = 0
     dst.meta[FREE_NODE] = tail
     dst.meta[FREE_ROW] = free_row
+    dst.meta[FULL] = 0
     return tail
 
 
-def reroot(tree: Tree, node: int, nodes: int | None = None, amaf_rows: int | None = None) -> Tree:
-    """A fresh tree holding only the subtree below `node` (optionally with more room)."""
-    fresh = new_tree(
-        tree.mast_value.shape[1],
-        tree.visits.shape[0] if nodes is None else nodes,
-        tree.amaf_value.shape[0] if amaf_rows is None else amaf_rows,
-    )
-    copy_subtree(tree, fresh, node)
-    return fresh
+def clear(tree: Tree, keep_mast: bool = False) -> None:
+    """Empty the tree in place (a lone root); only the fields that `expand` does not rewrite are reset."""
+    tree.meta[:] = (0, 1, 0, 0)
+    tree.visits[0], tree.value[0] = 0.0, 0.0
+    tree.first_child[0], tree.n_children[0], tree.action[0], tree.amaf_row[0] = -1, 0, -1, -1
+    if not keep_mast:
+        tree.mast_value[:] = 0.0
+        tree.mast_visits[:] = 0.0
 
 
 def child(tree: Tree, node: int, action: int) -> int:

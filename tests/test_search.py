@@ -271,3 +271,36 @@ def test_minimax_plays_a_solved_othello_ending_perfectly():
     chosen = state.clone()
     chosen.apply_action(search.make_agent(game, "minimax1", seed=0).select_action(state))
     assert best_outcome(chosen) == target
+
+
+def assert_tree_is_sound(tree):
+    """Every node reachable from the root lies below the free mark, and visits add up."""
+    from search.tree import FREE_NODE, FREE_ROW, ROOT
+
+    free, rows = tree.meta[FREE_NODE], tree.meta[FREE_ROW]
+    stack = [tree.meta[ROOT]]
+    while stack:
+        node = stack.pop()
+        assert 0 <= node < free
+        assert tree.amaf_row[node] < rows
+        first, n = tree.first_child[node], tree.n_children[node]
+        if first >= 0:
+            assert first + n <= free
+            assert tree.visits[first : first + n].sum() <= tree.visits[node]
+            stack.extend(range(first, first + n))
+
+
+@pytest.mark.parametrize("spec", ["mcts:simulations=300", "ap:simulations=300"])
+def test_tree_stays_sound_across_moves_reroots_and_growth(spec):
+    game = games.load("othello6")
+    agent = search.make_agent(game, spec, seed=4)
+    agent.search._allocate(64, 16)  # tiny, so the game forces growth and many reuses of the spare tree
+    for game_index in range(2):
+        agent.new_game(seed=game_index)
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            action = agent.select_action(state)
+            assert_tree_is_sound(agent.search.tree)
+            state.apply_action(action)
+            if not state.is_terminal():
+                state.apply_action(state.legal_actions()[0])

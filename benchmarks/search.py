@@ -1,0 +1,228 @@
+"""Search speed and strength beside OpenSpiel's C++ MCTSBot (random-rollout evaluator, one rollout).
+
+Measures, in one run, on one core:
+1. simulations/s of our `mcts` (1,000 and 10,000 simulations; from the start and from a mid-game
+   position) and of `sp` and `ap`, beside MCTSBot at the same simulation count;
+2. games/s of an MCTS1-vs-MCTS2 match, ours and OpenSpiel's (MCTSBot with 300 and 100 simulations);
+3. start-up before the first move, cold (empty numba cache) and warm (cached), in a fresh process;
+4. strength at equal simulations: our `mcts` against MCTSBot, seat-balanced.
+
+    .venv/bin/python benchmarks/search.py [--quick] [--seed 0] [--strength-games 40] [--json out.json]
+"""
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from benchmarks.common import ROOT, environment  # noqa: E402
+
+OPENSPIEL_NAMES = {"connect4": "connect_four", "othello": "othello"}
+UCT_C = 2.0  # OpenSpiel's usual exploration constant for MCTSBot with +1/-1 returns
+
+
+def position(name: str, plies: int, seed: int):
+    """Our state after `plies` seeded random moves, and the same OpenSpiel state."""
+    import pyspiel
+
+    import games
+
+    state = games.load(name).new_initial_state()
+    rnd = random.Random(seed)
+    for _ in range(plies):
+        state.apply_action(rnd.choice(state.legal_actions()))
+    reference = pyspiel.load_game(OPENSPIEL_NAMES[name]).new_initial_state()
+    for a in state.history():
+        reference.apply_action(a)
+    return state, reference
+
+
+def openspiel_bot(name: str, simulations: int, seed: int):
+    import pyspiel
+
+    game = pyspiel.load_game(OPENSPIEL_NAMES[name])
+    evaluator = pyspiel.RandomRolloutEvaluator(1, seed)
+    return pyspiel.MCTSBot(game, evaluator, UCT_C, simulations, 10**9, False, seed, False)
+
+
+def ours_rate(name, spec, state, rounds, seed):
+    import search
+
+    agent = search.make_agent(name, spec, seed=seed)
+    agent.select_action(state)  # compile, warm caches
+    rates = []
+    for _ in range(rounds):
+        agent.new_game()  # a fresh tree: no reuse between timed searches
+        agent.select_action(state)
+        rates.append(agent.last_search.simulations / agent.last_search.seconds)
+    return statistics.median(rates)
+
+
+def openspiel_rate(name, simulations, reference, rounds, seed):
+    bot = openspiel_bot(name, simulations, seed)
+    rates = []
+    for _ in range(rounds):
+        bot.restart()
+        t = time.perf_counter()
+        bot.step(reference)
+        rates.append(simulations / (time.perf_counter() - t))
+    return statistics.median(rates)
+
+
+def match_rates(name, games, seed):
+    """games/s of MCTS1 vs MCTS2, ours (one thread) and OpenSpiel's (evaluate_bots in C++)."""
+    import pyspiel
+
+    from tuner.arena import play_match
+
+    play_match(name, "mcts1", "mcts2", 2, seed)  # warm
+    t = time.perf_counter()
+    play_match(name, "mcts1", "mcts2", games, seed)
+    ours = games / (time.perf_counter() - t)
+    game = pyspiel.load_game(OPENSPIEL_NAMES[name])
+    t = time.perf_counter()
+    for i in range(games):
+        bots = [openspiel_bot(name, 300, seed + i), openspiel_bot(name, 100, seed + i + 1)]
+        if i % 2:
+            bots.reverse()
+        pyspiel.evaluate_bots(game.new_initial_state(), bots, seed + i)
+    return ours, games / (time.perf_counter() - t)
+
+
+def strength(name, simulations, games, seed):
+    """Our `mcts` (AlphaDDA's C = 0.5, N_open = 5) against MCTSBot, both at `simulations`; our score."""
+    import games as registry
+    import search
+    from search.agents import Agent
+    from tuner.arena import Record, play_game
+
+    class OpenSpielMCTS(Agent):
+        def __init__(self, game):
+            super().__init__(game, 0)
+            self.bot = None
+
+        def new_game(self, seed=None):
+            self.bot = openspiel_bot(name, simulations, int(seed or 0) % (2**31))
+
+        def select_action(self, state):
+            _, reference = position_from(state)
+            return self.bot.step(reference)
+
+    def position_from(state):
+        import pyspiel
+
+        reference = pyspiel.load_game(OPENSPIEL_NAMES[name]).new_initial_state()
+        for a in state.history():
+            reference.apply_action(a)
+        return state, reference
+
+    game = registry.load(name)
+    ours = search.make_agent(game, f"mcts:simulations={simulations}", seed=seed)
+    theirs = OpenSpielMCTS(game)
+    record = Record()
+    for i in range(games):
+        record.add(play_game(game, ours, theirs, seed, i).outcome)
+    return record
+
+
+def startup_child(cache_dir: str) -> None:
+    os.environ["NUMBA_CACHE_DIR"] = cache_dir
+    t = time.perf_counter()
+    import games
+    import search
+
+    out = {"import": time.perf_counter() - t}
+    for spec in ("mcts", "sp", "ap", "minimax1"):
+        t = time.perf_counter()
+        game = games.load("connect4")
+        agent = search.make_agent(game, spec, seed=0)
+        agent.select_action(game.new_initial_state())
+        out[spec] = time.perf_counter() - t
+    print(json.dumps(out))
+
+
+def startup_times():
+    with tempfile.TemporaryDirectory() as cache:
+        runs = {}
+        for kind in ("cold", "warm"):
+            proc = subprocess.run(
+                [sys.executable, __file__, "--startup-child", cache],
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            runs[kind] = json.loads(proc.stdout)
+        return runs
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--rounds", type=int, default=3, help="timed searches per figure; the median is reported")
+    parser.add_argument("--match-games", type=int, default=10, help="games in each MCTS1-vs-MCTS2 match")
+    parser.add_argument("--strength-games", type=int, default=40, help="games of ours against MCTSBot per game")
+    parser.add_argument("--quick", action="store_true", help="small budgets, to check the script runs")
+    parser.add_argument("--json", help="also write the results to this file")
+    parser.add_argument("--startup-child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.startup_child:
+        return startup_child(args.startup_child)
+    if args.quick:
+        args.rounds, args.match_games, args.strength_games = 1, 2, 2
+    results = {"environment": environment(args.seed), "simulations_per_s": [], "matches": {}, "strength": {}}
+
+    print(f"{'game':<10}{'position':<10}{'agent':<22}{'sims':>7}{'ours/s':>11}{'OpenSpiel/s':>13}{'ratio':>8}")
+    for name in ("connect4", "othello"):
+        for label, plies in (("start", 0), ("mid-game", 10 if name == "connect4" else 20)):
+            state, reference = position(name, plies, args.seed)
+            counts = (1000,) if args.quick else (1000, 10000)
+            for sims in counts:
+                theirs = openspiel_rate(name, sims, reference, args.rounds, args.seed)
+                specs = [f"mcts:simulations={sims}"]
+                if sims == 1000:
+                    specs += [f"sp:simulations={sims}", f"ap:simulations={sims}"]
+                for spec in specs:
+                    ours = ours_rate(name, spec, state, args.rounds, args.seed)
+                    row = {"game": name, "position": label, "agent": spec, "simulations": sims,
+                           "ours": ours, "openspiel": theirs, "ratio": ours / theirs}  # fmt: skip
+                    results["simulations_per_s"].append(row)
+                    print(
+                        f"{name:<10}{label:<10}{spec:<22}{sims:>7}{ours:>11,.0f}{theirs:>13,.0f}{ours / theirs:>7.1f}x"
+                    )
+
+    print("\nMCTS1 vs MCTS2 match, games/s (one core):")
+    for name in ("connect4", "othello"):
+        ours, theirs = match_rates(name, args.match_games, args.seed)
+        results["matches"][name] = {"ours": ours, "openspiel": theirs, "ratio": ours / theirs}
+        print(f"  {name:<10} ours {ours:8.2f}   OpenSpiel {theirs:8.2f}   {ours / theirs:6.1f}x")
+
+    print("\nstrength at equal simulations: our mcts (C=0.5, N_open=5) vs MCTSBot (C=2, one rollout), our score:")
+    for name, sims in (("connect4", 300), ("othello", 300)):
+        record = strength(name, sims, args.strength_games, args.seed)
+        results["strength"][name] = {"simulations": sims, **record.to_dict()}
+        low, high = record.score_interval()
+        print(f"  {name:<10} {sims} simulations: {record.wins}-{record.draws}-{record.losses} (W-D-L), "
+              f"score {record.score:.3f} [{low:.2f}, {high:.2f}]")  # fmt: skip
+
+    results["startup_s"] = startup_times()
+    print("\nstart-up in a fresh process, seconds to import and to finish a first move (Connect4):")
+    for kind, times in results["startup_s"].items():
+        print(f"  {kind:<5} " + ", ".join(f"{key} {value:.2f}" for key, value in times.items()))
+    env = results["environment"]
+    versions = env["versions"]
+    print(f"seed {args.seed}, commit {env['commit']}, numba {versions['numba']}, open_spiel {versions['open_spiel']}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()
