@@ -9,10 +9,10 @@ from tuner.cli import main
 
 
 def test_demo_plays_a_whole_game_and_repeats_from_its_seed(capsys):
-    assert main(["demo", "--game", "connect4", "--playouts", "5", "--seed", "3"]) == 0
+    assert main(["demo", "--game", "connect4", "--agent", "mcts4", "--seed", "3"]) == 0
     first = capsys.readouterr().out
-    assert "result: " in first and "plays" in first
-    main(["demo", "--game", "connect4", "--playouts", "5", "--seed", "3"])
+    assert "result: " in first and "plays" in first and "player 1 = mcts4" in first
+    main(["demo", "--game", "connect4", "--agent", "mcts4", "--seed", "3"])
     assert capsys.readouterr().out == first
 
 
@@ -20,7 +20,7 @@ def test_demo_plays_a_whole_game_and_repeats_from_its_seed(capsys):
     "argv, message",
     [
         (["demo", "--game", "chess"], "invalid choice: 'chess'"),
-        (["demo", "--playouts", "0"], "expected a positive whole number, got '0'"),
+        (["demo", "--agent", "mcts:c=x"], "bad value 'x' for 'c'"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(argv, message):
@@ -32,4 +32,4 @@ def test_bad_input_is_one_line_and_exit_2(argv, message):
 
 def test_help_explains_with_examples():
     proc = subprocess.run([sys.executable, "-m", "tuner.cli", "demo", "--help"], capture_output=True, text=True)
-    assert proc.returncode == 0 and "example:" in proc.stdout and "--playouts" in proc.stdout
+    assert proc.returncode == 0 and "example:" in proc.stdout and "--agent" in proc.stdout

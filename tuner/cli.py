@@ -7,7 +7,7 @@ import sys
 import games
 
 EXAMPLES = """examples:
-  sparring demo                                         one game drawn in the terminal
+  sparring demo                                         MCTS1 against random, drawn in the terminal
   sparring arena connect4 mcts1 mcts4 --games 40        a seat-balanced match with 95% intervals
   sparring tournament connect4 mcts1 mcts2 minimax1 random --games 20
 """
@@ -18,28 +18,36 @@ class CommandError(Exception):
 
 
 def _demo(args) -> int:
-    from games.rng import make_rng, randint
-    from search.flat_mc import flat_mc_action
+    import search
+    from tuner.arena import play_game
 
     game = games.load(args.game)
-    state = game.new_initial_state()
-    rng = make_rng(args.seed)
-    mc_player = args.seed % 2  # the seed also decides who moves first
-    names = {mc_player: f"Monte-Carlo ({args.playouts} playouts/move)", 1 - mc_player: "random"}
+    _check_specs(game, [args.agent])
+    agent, opponent = search.make_agent(game, args.agent), search.make_agent(game, "random")
+    names = {args.seed % 2: args.agent, 1 - args.seed % 2: "random"}  # the seed also decides who moves first
+
+    class Drawn:
+        """Prints each move and the board as the game goes."""
+
+        def __init__(self, inner):
+            self.inner = inner
+
+        def __getattr__(self, name):
+            return getattr(self.inner, name)
+
+        def select_action(self, state):
+            action = self.inner.select_action(state)
+            player = state.current_player()
+            print(f"player {player} ({names[player]}) plays {state.action_to_string(action)}")
+            after = state.clone()
+            after.apply_action(action)
+            print(after)
+            return action
+
     print(f"{game.name}: player 0 = {names[0]}, player 1 = {names[1]}, seed {args.seed}\n")
-    print(state)
-    while not state.is_terminal():
-        player = state.current_player()
-        if player == mc_player:
-            action = int(flat_mc_action(game.kernels, state.array, args.playouts, game.max_legal, rng))
-        else:
-            legal = state.legal_actions()
-            action = legal[randint(rng, len(legal))]
-        print(f"player {player} ({names[player]}) plays {state.action_to_string(action)}")
-        state.apply_action(action)
-        print(state)
-    returns = state.returns()
-    winner = None if returns[0] == 0 else 0 if returns[0] > 0 else 1
+    print(game.new_initial_state())
+    result = play_game(game, Drawn(agent), Drawn(opponent), args.seed, index=args.seed % 2)
+    winner = None if result.outcome == 0 else (result.a_seat if result.outcome > 0 else 1 - result.a_seat)
     print("result: draw" if winner is None else f"result: player {winner} ({names[winner]}) wins")
     return 0
 
@@ -177,14 +185,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser(
         "demo",
-        help="play one game, Monte-Carlo against random, drawn in the terminal",
-        description="Play one game between a flat Monte-Carlo player and a random player,\n"
+        help="play one game, an agent against random, drawn in the terminal",
+        description="Play one game between an agent (MCTS1 by default) and a random player,\n"
         "drawing the board after every move.",
-        epilog="example:\n  sparring demo --game connect4 --playouts 200 --seed 0",
+        epilog="example:\n  sparring demo --game othello --agent 'ap:simulations=2000' --seed 1",
         formatter_class=raw,
     )
     demo.add_argument("--game", default="connect4", choices=games.names(), help="which game (default: connect4)")
-    demo.add_argument("--playouts", type=_positive, default=200, help="random playouts per legal move (default: 200)")
+    demo.add_argument("--agent", default="mcts1", metavar="SPEC", help="the agent facing random (default: mcts1)")
     demo.add_argument("--seed", type=int, default=0, help="random seed; the same seed replays the same game (0)")
     demo.set_defaults(run=_demo)
 
