@@ -267,26 +267,24 @@ class MCTS:
             raise ValueError("give exactly one budget: simulations or seconds")
         self._move_root(state.history())
         start = time.perf_counter()
-        done = 0
-        chunk = 16
-        g, m = self.game, self.game
+        done, chunk = 0, 16
+        g = self.game
         while True:
             todo = chunk if seconds is not None else simulations - done
-            n = run_simulations(
+            done += run_simulations(
                 g.kernels, self.tree, state.array, self.params, self.settings, todo, self.rng,
-                m.max_legal, m.max_game_length,
+                g.max_legal, g.max_game_length,
             )  # fmt: skip
-            done += n
             if self.tree.meta[FULL]:
                 self._grow()
             elapsed = time.perf_counter() - start
-            if seconds is None and done >= simulations:
-                break
-            if seconds is not None:
-                if elapsed >= seconds and done > 0:
+            if seconds is None:
+                if done >= simulations:
                     break
-                rate = done / max(elapsed, 1e-9)
-                chunk = int(min(max(16, rate * 0.01), max(16, rate * (seconds - elapsed)) + 1))
+            elif elapsed >= seconds:
+                break
+            else:  # about 10 ms of simulations per call, never much past the deadline
+                chunk = max(16, int(done / max(elapsed, 1e-9) * min(0.01, seconds - elapsed)))
         actions, visits, values = root_statistics(self.tree)
         return SearchResult(actions, visits, values, done, time.perf_counter() - start)
 
