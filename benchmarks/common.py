@@ -1,8 +1,11 @@
 """Shared by the benchmark scripts: timing medians and the record of what produced a number."""
 
+import json
 import platform
 import statistics
 import subprocess
+import sys
+import tempfile
 import time
 from importlib import metadata
 from pathlib import Path
@@ -45,3 +48,30 @@ def median_rate(run, work: int, rounds: int) -> float:
         run()
         rates.append(work / (time.perf_counter() - t))
     return statistics.median(rates)
+
+
+def startup_times(script: str) -> dict:
+    """Run `script --startup-child CACHE_DIR` twice in fresh processes: cold (empty numba cache), then warm.
+
+    The child prints one JSON object of seconds; returns {"cold": ..., "warm": ...}.
+    """
+    with tempfile.TemporaryDirectory() as cache:
+        runs = {}
+        for kind in ("cold", "warm"):
+            command = [sys.executable, script, "--startup-child", cache]
+            proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True)
+            runs[kind] = json.loads(proc.stdout)
+        return runs
+
+
+def finish(results: dict, startup_title: str, json_path: str | None) -> None:
+    """Print the start-up times and the provenance line; write everything to `json_path` if given."""
+    print(f"\nstart-up in a fresh process, seconds to import and to finish {startup_title}:")
+    for kind, times in results["startup_s"].items():
+        print(f"  {kind:<5} " + ", ".join(f"{key} {value:.2f}" for key, value in times.items()))
+    env = results["environment"]
+    versions = ", ".join(f"{k} {v}" for k, v in env["versions"].items() if v)
+    print(f"seed {env['seed']}, commit {env['commit']}, python {env['python']}, {versions}")
+    if json_path:
+        with open(json_path, "w") as f:
+            json.dump(results, f, indent=2)

@@ -12,14 +12,12 @@ import argparse
 import json
 import os
 import random
-import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchmarks.common import ROOT, environment, median_rate  # noqa: E402
+from benchmarks.common import environment, finish, median_rate, startup_times  # noqa: E402
 
 OPENSPIEL_NAMES = {"connect4": "connect_four", "othello": "othello", "breakthrough": "breakthrough"}
 
@@ -39,22 +37,6 @@ def _startup_child(cache_dir: str) -> None:
         random_playouts(game.kernels, game.new_initial_state().array, 1, game.max_legal, make_rng(0))
         out[name] = time.perf_counter() - t
     print(json.dumps(out))
-
-
-def startup_times() -> dict:
-    """Cold (fresh numba cache) then warm (same cache, new process) start-up, in seconds."""
-    with tempfile.TemporaryDirectory() as cache:
-        runs = {}
-        for kind in ("cold", "warm"):
-            proc = subprocess.run(
-                [sys.executable, __file__, "--startup-child", cache],
-                cwd=ROOT,
-                capture_output=True,
-                text=True,
-                check=True,
-            )
-            runs[kind] = json.loads(proc.stdout)
-        return runs
 
 
 def ours(name: str, seconds: float, rounds: int, seed: int) -> float:
@@ -125,7 +107,7 @@ def main() -> None:
         have_openspiel = True
     except ImportError:
         have_openspiel = False
-    results = {"environment": environment(args.seed), "playouts_per_s": {}, "startup_s": startup_times()}
+    results = {"environment": environment(args.seed), "playouts_per_s": {}, "startup_s": startup_times(__file__)}
     print(f"{'game':<14}{'ours/s':>12}{'OpenSpiel py/s':>16}{'OpenSpiel C++/s':>17}{'vs C++':>9}")
     for name in games.names():
         row = {"ours": ours(name, args.seconds, args.rounds, args.seed)}
@@ -137,15 +119,7 @@ def main() -> None:
         ratio = f"{row['ours'] / cpp:8.1f}x" if cpp else f"{'-':>9}"
         cells = "".join(f"{v:>{w},.0f}" if v else f"{'-':>{w}}" for v, w in ((py, 16), (cpp, 17)))
         print(f"{name:<14}{row['ours']:>12,.0f}{cells}{ratio}")
-    s = results["startup_s"]
-    print("\nstart-up in a fresh process, seconds to import and to finish a first playout per game:")
-    for kind, times in s.items():
-        print(f"  {kind:<5} " + ", ".join(f"{key} {value:.2f}" for key, value in times.items()))
-    env = results["environment"]
-    print(f"seed {args.seed}, commit {env['commit']}, numba {env['versions']['numba']}, python {env['python']}")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(results, f, indent=2)
+    finish(results, "a first playout per game", args.json)
 
 
 if __name__ == "__main__":

@@ -15,14 +15,12 @@ import json
 import os
 import random
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchmarks.common import ROOT, environment  # noqa: E402
+from benchmarks.common import environment, finish, startup_times  # noqa: E402
 
 OPENSPIEL_NAMES = {"connect4": "connect_four", "othello": "othello"}
 UCT_C = 2.0  # OpenSpiel's usual exploration constant for MCTSBot with +1/-1 returns
@@ -148,21 +146,6 @@ def startup_child(cache_dir: str) -> None:
     print(json.dumps(out))
 
 
-def startup_times():
-    with tempfile.TemporaryDirectory() as cache:
-        runs = {}
-        for kind in ("cold", "warm"):
-            proc = subprocess.run(
-                [sys.executable, __file__, "--startup-child", cache],
-                cwd=ROOT,
-                capture_output=True,
-                text=True,
-                check=True,
-            )
-            runs[kind] = json.loads(proc.stdout)
-        return runs
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seed", type=int, default=0)
@@ -212,16 +195,8 @@ def main():
         print(f"  {name:<10} {sims} simulations: {record.wins}-{record.draws}-{record.losses} (W-D-L), "
               f"score {record.score:.3f} [{low:.2f}, {high:.2f}]")  # fmt: skip
 
-    results["startup_s"] = startup_times()
-    print("\nstart-up in a fresh process, seconds to import and to finish a first move (Connect4):")
-    for kind, times in results["startup_s"].items():
-        print(f"  {kind:<5} " + ", ".join(f"{key} {value:.2f}" for key, value in times.items()))
-    env = results["environment"]
-    versions = env["versions"]
-    print(f"seed {args.seed}, commit {env['commit']}, numba {versions['numba']}, open_spiel {versions['open_spiel']}")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(results, f, indent=2)
+    results["startup_s"] = startup_times(__file__)
+    finish(results, "a first move (Connect4)", args.json)
 
 
 if __name__ == "__main__":
