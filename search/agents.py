@@ -20,6 +20,8 @@ import games
 from games.rng import make_rng, randint
 from search.mcts import ALPHADDA, MCTS, UCB1, SearchResult
 from search.minimax import empty_squares, evaluation, minimax_action
+from search.move_choice import choose_move
+from search.strength import INTRA_MOVES, InterGame, IntraGame, StrengthAdjuster
 
 
 class Agent:
@@ -53,24 +55,46 @@ class RandomAgent(Agent):
 
 
 class MCTSAgent(Agent):
-    """A tree search (AlphaDDA's MCTS, SP or AP) that plays its most visited root move.
+    """A tree search (AlphaDDA's MCTS, SP or AP) that chooses its move by the softmax-z rule.
 
-    `last_search` holds the root statistics of the latest search.
+    z = +inf (the default) plays the most visited move. An `adjuster` (StrengthAdjuster) may set
+    z, and other knobs, around each search. `last_search` holds the latest root statistics.
     """
 
-    def __init__(self, game, seed, params, settings, simulations=None, seconds=None, mast_decay=0.2):
+    def __init__(self, game, seed, params, settings, simulations=None, seconds=None, mast_decay=0.2,
+                 z=math.inf, rth=0.1, adjuster: StrengthAdjuster | None = None):  # fmt: skip
         super().__init__(game, seed)
         self.simulations, self.seconds = simulations, seconds
         self.search = MCTS(game, params, settings, self.rng, mast_decay=mast_decay)
+        self.z, self.rth = z, rth
+        self.adjuster = adjuster
         self.last_search: SearchResult | None = None
+        self._seat = None
 
     def new_game(self, seed=None):
         super().new_game(seed)
         self.search.reset()
+        self._seat = None
+        if self.adjuster is not None:
+            self.adjuster.new_game()
+
+    def observe(self, state, action):
+        if self.adjuster is not None:
+            self.adjuster.observe(state, action)
+
+    def game_over(self, returns):
+        if self.adjuster is not None and self._seat is not None:
+            self.adjuster.game_over(returns, self._seat)
 
     def select_action(self, state):
-        self.last_search = self.search.search(state, simulations=self.simulations, seconds=self.seconds)
-        return self.last_search.most_visited(self.rng)
+        self._seat = state.current_player()
+        if self.adjuster is not None:
+            self.adjuster.before_search(self, state)
+        result = self.search.search(state, simulations=self.simulations, seconds=self.seconds)
+        self.last_search = result
+        if self.adjuster is not None:
+            self.adjuster.after_search(self, state, result)
+        return choose_move(result.actions, result.visits, self.z, self.rth, self.rng)
 
 
 class MinimaxAgent(Agent):
@@ -102,7 +126,7 @@ class Key:
 
 
 def _number(low=0.0, high=math.inf, infinite=False, integer=False):
-    kind = ("a whole number" if integer else "a number") + (f" from {low:g}" if low > -math.inf else "")
+    kind = ("a whole number" if integer else "a number") + (f" from {low:g}" if low > -math.inf else " or -inf")
     kind += f" to {high:g}" if high < math.inf else (" or inf" if infinite else "")
 
     def parse(text):
@@ -134,13 +158,25 @@ _BUDGET = {
     "simulations": Key(_number(1, integer=True), 1000, "simulations per move"),
     "time": Key(_number(1e-6), None, "seconds per move, instead of a number of simulations"),
 }
+_CHOICE = {
+    "z": Key(_number(-math.inf, infinite=True), None, "softmax strength index (inf: most visited; 0 with dsa)"),
+    "rth": Key(_number(0, 1), 0.1, "candidates need at least rth times the top visit count"),
+    "dsa": Key(_choice("none", "inter", "intra"), "none", "dynamic strength adjustment of z (Wu et al.)"),
+    "dz": Key(_number(1e-9), None, "z step: inter 0.375 at the start, intra dZ 0.1 (the paper's defaults)"),
+    "dz_decay": Key(_number(0, 1), 0.95, "inter: dz is multiplied by this after every game"),
+    "dz_min": Key(_number(), 0.03, "inter: dz never falls below this"),
+    "dsa_eps": Key(_number(1e-9, 0.5), 0.1, "intra: half-width of the band around W = 0.5 with smaller steps"),
+    "dsa_moves": Key(_number(1, integer=True), None, "intra: own moves over which dZ cools to 0 (per game)"),
+}
 _MCTS_KEYS = {
     **_BUDGET,
+    **_CHOICE,
     "c": Key(_number(), 0.5, "exploration constant C"),
     "n_open": Key(_number(1, integer=True), 5, "visits before a node's children are opened"),
 }
 _SP_KEYS = {
     **_BUDGET,
+    **_CHOICE,
     "c": Key(_number(), 0.2, "UCT exploration constant C"),
     "eps": Key(_number(0, 1), 0.4, "MAST: probability of a random playout move"),
     "vo": Key(_number(), 0.01, "choose uniformly among moves within VO of the best"),
@@ -159,15 +195,29 @@ _MINIMAX_KEYS = {
 }
 
 
+def _choice(game, o) -> dict:
+    """The move-choice arguments of an MCTSAgent: z, rth and the strength adjuster."""
+    if o["dsa"] == "none":
+        return {"z": math.inf if o["z"] is None else o["z"], "rth": o["rth"]}
+    z0 = 0.0 if o["z"] is None else o["z"]
+    if o["dsa"] == "inter":
+        adjuster = InterGame(o["dz"] or 0.375, o["dz_decay"], o["dz_min"], z0)
+    else:
+        moves = o["dsa_moves"] or INTRA_MOVES.get(game.name, game.max_game_length // 2)
+        adjuster = IntraGame(o["dz"] or 0.1, o["dsa_eps"], moves, z0)
+    return {"z": z0, "rth": o["rth"], "adjuster": adjuster}
+
+
 def _make_mcts(game, seed, o):
     params = [o["c"], 1.0, 0.0, math.inf, 0.0, 0.0]
-    return MCTSAgent(game, seed, params, [o["n_open"], ALPHADDA, 0, 0], o["simulations"], o["time"])
+    settings = [o["n_open"], ALPHADDA, 0, 0]
+    return MCTSAgent(game, seed, params, settings, o["simulations"], o["time"], **_choice(game, o))
 
 
 def _make_sironi(game, seed, o, grave):
     params = [o["c"], o["eps"], o["k"] if grave else 0.0, o["ref"] if grave else math.inf, o["vo"], o["t"]]
     settings = [1, UCB1, 1, 1 if grave else 0]
-    return MCTSAgent(game, seed, params, settings, o["simulations"], o["time"], o["decay"])
+    return MCTSAgent(game, seed, params, settings, o["simulations"], o["time"], o["decay"], **_choice(game, o))
 
 
 def _make_minimax(game, seed, o):

@@ -210,7 +210,7 @@ def test_time_budget_and_determinism():
 def test_spec_errors_are_one_line_and_list_what_is_valid():
     cases = {
         "chess": "known agents: random, mcts",
-        "mcts:speed=3": "valid keys: simulations, time, c, n_open",
+        "mcts:speed=3": "valid keys: simulations, time, z, rth, dsa",
         "sp:eps=1.5": "expected a number from 0 to 1",
         "ap:k=-1": "expected a number from 0 or inf",
         "mcts2:simulations=2.5": "expected a whole number from 1",
@@ -227,7 +227,8 @@ def test_spec_errors_are_one_line_and_list_what_is_valid():
 def test_paper_defaults():
     assert search.parse_spec("mcts1")[1]["simulations"] == 300
     assert [search.parse_spec(f"mcts{i}")[1]["simulations"] for i in (2, 3, 4)] == [100, 200, 50]
-    assert search.parse_spec("mcts")[1] | {} == {"simulations": 1000, "time": None, "c": 0.5, "n_open": 5}
+    mcts = search.parse_spec("mcts")[1]
+    assert (mcts["c"], mcts["n_open"], mcts["rth"], mcts["dsa"]) == (0.5, 5, 0.1, "none")
     ap = search.parse_spec("ap")[1]
     assert (ap["c"], ap["eps"], ap["k"], ap["ref"], ap["vo"], ap["t"]) == (0.2, 0.4, 250, 50, 0.01, 0)  # Table I
 

@@ -1,0 +1,99 @@
+"""Strength adjusters: objects that watch a game and set an agent's strength knobs (Wu et al.).
+
+An adjuster hears the agent's hooks (new game, every move, game over) and sees the root statistics
+of each search. `before_search` may set knobs that shape the search (e.g. simulations) and
+`after_search` those that shape the move choice (here the softmax index z). The AlphaDDA agents
+use the same interface with their own knobs and a network's value as the signal.
+
+State lifetime: a new adjuster (or `reset()`) starts a match; `InterGame` keeps its state from game
+to game of a match, `IntraGame` starts every game afresh and keeps its state from move to move.
+"""
+
+from __future__ import annotations
+
+import math
+
+
+class StrengthAdjuster:
+    """Base: every hook does nothing. `z` is the strength index the adjuster wants."""
+
+    def __init__(self):
+        self.reset()
+
+    def reset(self) -> None:
+        """A new match: forget everything learnt about the opponent."""
+
+    def new_game(self) -> None:
+        pass
+
+    def observe(self, state, action) -> None:
+        pass
+
+    def before_search(self, agent, state) -> None:
+        pass
+
+    def after_search(self, agent, state, result) -> None:
+        pass
+
+    def game_over(self, returns, player: int) -> None:
+        pass
+
+
+class InterGame(StrengthAdjuster):
+    """Inter-game adjustment: z falls by dz after a win and rises by dz after a loss; dz starts at
+    `dz`, shrinks by `decay` after every game, never below `dz_min` (Wu et al.: 0.375, 0.95, 0.03)."""
+
+    def __init__(self, dz: float = 0.375, decay: float = 0.95, dz_min: float = 0.03, z0: float = 0.0):
+        self.dz0, self.decay, self.dz_min, self.z0 = dz, decay, dz_min, z0
+        super().__init__()
+
+    def reset(self):
+        self.z = self.z0
+        self.dz = self.dz0
+        self.games = 0
+
+    def before_search(self, agent, state):
+        agent.z = self.z  # fixed for the whole game
+
+    def game_over(self, returns, player):
+        outcome = returns[player]
+        if outcome > 0:
+            self.z -= self.dz
+        elif outcome < 0:
+            self.z += self.dz
+        self.dz = max(self.dz_min, self.dz * self.decay)
+        self.games += 1
+
+
+class IntraGame(StrengthAdjuster):
+    """Intra-game adjustment, eq. (18): before each move, W = the root win rate of the most visited move;
+    z falls when W > 0.5 and rises when W < 0.5 by dz = dZ (or dZ |W - 0.5| / eps inside the band of
+    half-width eps), with dZ falling linearly from `dz` to 0 over `moves` of the agent's moves."""
+
+    def __init__(self, dz: float = 0.1, eps: float = 0.1, moves: int = 21, z0: float = 0.0):
+        self.dz0, self.eps, self.moves, self.z0 = dz, eps, moves, z0
+        super().__init__()
+
+    def reset(self):
+        self.new_game()
+
+    def new_game(self):
+        self.z = self.z0
+        self.moves_made = 0
+
+    def step(self, w: float) -> float:
+        """The change of z for root win rate `w` at the current move (eq. 18 with the linear cool-down)."""
+        big = self.dz0 * max(0.0, 1.0 - self.moves_made / self.moves)
+        gap = abs(w - 0.5)
+        dz = big if gap >= self.eps else big * gap / self.eps
+        return -math.copysign(dz, w - 0.5) if w != 0.5 else 0.0
+
+    def after_search(self, agent, state, result):
+        best = int(result.visits.argmax())
+        self.z += self.step(float(result.values[best]))
+        self.moves_made += 1
+        agent.z = self.z
+
+
+# moves of one player over which intra-game dZ cools down: about one player's share of a game
+INTRA_MOVES = {"connect4": 21, "othello": 30, "othello6": 16, "breakthrough": 40}
