@@ -1,0 +1,115 @@
+"""Softmax-z move choice and the dynamic strength adjusters, against Wu et al.'s formulas."""
+
+import math
+
+import numpy as np
+import pytest
+
+import games
+import search
+from games.rng import make_rng
+from search.move_choice import choose_move, move_probabilities
+from search.strength import InterGame, IntraGame
+from tuner.arena import play_game, play_match
+
+VISITS = np.array([100.0, 50.0, 20.0, 9.0, 0.0])  # with R_th = 0.1 the candidates are 100, 50, 20
+
+
+@pytest.mark.parametrize(
+    "z, expected",
+    [
+        (1.0, [100 / 170, 50 / 170, 20 / 170, 0, 0]),
+        (0.5, np.array([10, math.sqrt(50), math.sqrt(20), 0, 0]) / (10 + math.sqrt(50) + math.sqrt(20))),
+        (0.0, [1 / 3, 1 / 3, 1 / 3, 0, 0]),
+        (-1.0, np.array([1 / 100, 1 / 50, 1 / 20, 0, 0]) / (1 / 100 + 1 / 50 + 1 / 20)),
+        (math.inf, [1, 0, 0, 0, 0]),
+        (-math.inf, [0, 0, 1, 0, 0]),
+    ],
+)
+def test_softmax_z_matches_the_formula(z, expected):
+    np.testing.assert_allclose(move_probabilities(VISITS, z, 0.1), expected, rtol=1e-12)
+
+
+def test_threshold_and_ties():
+    # R_th = 0: every searched move is a candidate (never an unsearched one)
+    np.testing.assert_allclose(move_probabilities(VISITS, 1.0, 0.0), [100 / 179, 50 / 179, 20 / 179, 9 / 179, 0])
+    np.testing.assert_allclose(move_probabilities(VISITS, -math.inf, 0.0), [0, 0, 0, 1, 0])
+    # R_th = 1: only the most visited move, as plain MCTS
+    assert move_probabilities(VISITS, -3.0, 1.0).tolist() == [1, 0, 0, 0, 0]
+    np.testing.assert_allclose(move_probabilities([10, 10, 5], math.inf, 0.1), [0.5, 0.5, 0])
+    np.testing.assert_allclose(move_probabilities([10, 5, 5], -math.inf, 0.1), [0, 0.5, 0.5])
+
+
+def test_sampling_follows_the_probabilities():
+    rng = make_rng(0)
+    actions = np.arange(5)
+    draws = np.bincount([choose_move(actions, VISITS, 0.5, 0.1, rng) for _ in range(20000)], minlength=5)
+    expected = move_probabilities(VISITS, 0.5, 0.1) * 20000
+    assert draws[3] == 0 and draws[4] == 0
+    assert np.all(np.abs(draws[:3] - expected[:3]) < 4 * np.sqrt(expected[:3]))
+
+
+def test_inter_game_schedule_by_hand():
+    adj = InterGame()
+    assert adj.z == 0 and adj.dz == 0.375
+    adj.game_over([1.0, -1.0], player=0)  # a win: z falls by 0.375
+    assert adj.z == pytest.approx(-0.375) and adj.dz == pytest.approx(0.375 * 0.95)
+    adj.game_over([1.0, -1.0], player=1)  # a loss: z rises by 0.375 * 0.95
+    assert adj.z == pytest.approx(-0.375 + 0.375 * 0.95)
+    adj.game_over([0.0, 0.0], player=1)  # a draw: z stays, dz still shrinks
+    assert adj.z == pytest.approx(-0.375 + 0.375 * 0.95) and adj.dz == pytest.approx(0.375 * 0.95**3)
+    for _ in range(200):
+        adj.game_over([0.0, 0.0], player=0)
+    assert adj.dz == 0.03  # the floor
+    adj.reset()
+    assert (adj.z, adj.dz, adj.games) == (0.0, 0.375, 0)
+
+
+def test_intra_game_eq_18_by_hand():
+    adj = IntraGame(dz=0.2, eps=0.1, moves=10)
+    assert adj.step(0.8) == pytest.approx(-0.2)  # |W - 0.5| >= eps: the full step, down when ahead
+    assert adj.step(0.3) == pytest.approx(0.2)  # behind: up
+    assert adj.step(0.55) == pytest.approx(-0.2 * 0.05 / 0.1)  # inside the band: proportional
+    assert adj.step(0.5) == 0.0
+    adj.moves_made = 4  # dZ cools linearly: 0.2 * (1 - 4/10)
+    assert adj.step(0.9) == pytest.approx(-0.12)
+    adj.moves_made = 10
+    assert adj.step(0.9) == 0.0
+
+
+C4 = games.load("connect4")
+
+
+def test_intra_state_lives_for_one_game_and_inter_for_one_match():
+    agent = search.make_agent(C4, "mcts:simulations=200,dsa=intra", seed=0)
+    opponent = search.make_agent(C4, "random", seed=1)
+    agent.new_game(seed=0)
+    state = C4.new_initial_state()
+    zs = []
+    while not state.is_terminal():
+        player = state.current_player()
+        action = (agent if player == 0 else opponent).select_action(state)
+        if player == 0:
+            zs.append(agent.adjuster.z)
+            assert agent.z == agent.adjuster.z  # the move was chosen with the adjusted z
+        state.apply_action(action)
+    assert len(set(zs)) > 1 and zs[-1] < 0  # z moved from move to move, falling while winning against random
+    agent.new_game(seed=1)
+    assert agent.adjuster.z == 0.0 and agent.adjuster.moves_made == 0
+
+    inter = search.make_agent(C4, "mcts:simulations=100,dsa=inter", seed=0)
+    for i in range(4):
+        play_game(C4, inter, opponent, seed=0, index=i)
+    assert inter.adjuster.games == 4 and inter.adjuster.z < 0  # kept across the games of the match
+    fresh = play_match("connect4", "mcts:simulations=100,dsa=inter", "random", games=2, seed=0)
+    assert fresh.total.games == 2  # every match builds new agents, so its adjusters start afresh
+
+
+def test_z_keys_reach_the_move_choice():
+    agent = search.make_agent(C4, "mcts:simulations=400,z=-inf,rth=0.1", seed=3)
+    action = agent.select_action(C4.new_initial_state())
+    result = agent.last_search
+    candidates = result.visits[result.visits >= 0.1 * result.visits.max()]
+    assert result.visits[list(result.actions).index(action)] == candidates.min()
+    with pytest.raises(ValueError, match="expected one of none, inter, intra"):
+        search.make_agent(C4, "mcts:dsa=sometimes")
