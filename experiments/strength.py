@@ -6,7 +6,8 @@ Reproduces, with our MCTS at a fixed simulation count:
 - Fig. 2: the same curve for R_th in {0, 0.02, 0.05, 0.1, 0.25, 0.5};
 - Table 3: inter-game DSA against fixed opponents z = 2, 1, 0, -1, -2 (several repetitions);
 - Table 4: intra-game DSA, dZ = 0.2 and 0.1;
-- beyond the paper: both adjusters against Random and Minimax2.
+- beyond the paper: both adjusters against Random and Minimax2, with z alone (the paper) and with
+  the simulation budget as a second knob below z = -2.
 
     .venv/bin/python experiments/strength.py [--quick] [--simulations 300] [--seed 0] [--out DIR]
 
@@ -81,19 +82,23 @@ def linear_fit(relative):
     return float(slope), float(intercept), rmse
 
 
-def dsa_match(args, kind, dz, opponent, n_games, seed):
+def dsa_match(args, kind, dz, opponent, n_games, seed, floor="-inf"):
     """One match of an adjusting agent (A) against `opponent`, sequential so the adjuster sees every game.
 
-    Returns A's record and z at the end of each game."""
+    floor=-inf is the paper's rule (z alone); returns A's record, z at the end of each game, and the
+    record of the second half of the match."""
     game = games.load("connect4")
-    spec = f"mcts:simulations={args.simulations},dsa={kind}" + (f",dz={dz}" if dz else "")
+    spec = f"mcts:simulations={args.simulations},dsa={kind},floor={floor}" + (f",dz={dz}" if dz else "")
     agent = search.make_agent(game, spec, seed=seed)
     other = search.make_agent(game, opponent, seed=seed + 1)
-    record, zs = Record(), []
+    record, late, zs = Record(), Record(), []
     for i in range(n_games):
-        record.add(play_game(game, agent, other, seed, i).outcome)
+        outcome = play_game(game, agent, other, seed, i).outcome
+        record.add(outcome)
+        if i >= n_games // 2:
+            late.add(outcome)
         zs.append(agent.adjuster.z)
-    return record, zs
+    return record, zs, late
 
 
 def opponent_spec(args, z):
@@ -143,7 +148,7 @@ def main():
     )
     results["table3"] = []
     for z in OPPONENT_Z:
-        mine = [run for (oz, _), run in zip(jobs, runs) if oz == z]
+        mine = [run[:2] for (oz, _), run in zip(jobs, runs) if oz == z]
         wins = [r.wins + 0.5 * r.draws for r, _ in mine]
         total = sum(r.games for r, _ in mine)
         mean_z = float(np.mean([np.mean(zs) for _, zs in mine]))
@@ -161,23 +166,28 @@ def main():
             for j, z in enumerate(OPPONENT_Z)
         )
         rows = []
-        for z, (record, zs) in zip(OPPONENT_Z, runs):
+        for z, (record, zs, _) in zip(OPPONENT_Z, runs):
             rows.append({"opponent_z": z, **record.to_dict(), "avg_z": float(np.mean(zs)), "std_z": float(np.std(zs))})
             z_end = f"avg end-of-game z {np.mean(zs):+.2f} (sd {np.std(zs):.2f})"
             print(f"  dZ {dz}: vs z={z:>2}: score {record.score:.3f}, {z_end}")
         results["table4"][str(dz)] = rows
 
-    print("\nBeyond the paper: the adjusters against much weaker opponents")
-    weak = ["random", "minimax2"]
+    print(f"\nBeyond the paper: the adjusters against much weaker opponents, {2 * args.dsa_games} games each")
+    print("  floor -inf is the paper's rule (z alone); floor -2 also halves the simulations per unit of z below -2")
+    cases = [(k, o, f) for f in ("-inf", "-2") for k in ("inter", "intra") for o in ("random", "minimax2")]
     runs = Parallel(n_jobs=args.workers)(
-        delayed(dsa_match)(args, kind, None, opponent, args.dsa_games, args.seed + 101 * j)
-        for j, (kind, opponent) in enumerate((k, o) for k in ("inter", "intra") for o in weak)
+        delayed(dsa_match)(args, kind, None, opponent, 2 * args.dsa_games, args.seed + 101 * j, floor)
+        for j, (kind, opponent, floor) in enumerate(cases)
     )
     results["weak"] = []
-    for (kind, opponent), (record, zs) in zip(((k, o) for k in ("inter", "intra") for o in weak), runs):
-        results["weak"].append({"dsa": kind, "opponent": opponent, **record.to_dict(), "final_z": zs[-1]})
+    for (kind, opponent, floor), (record, zs, late) in zip(cases, runs):
+        row = {"dsa": kind, "opponent": opponent, "floor": floor, **record.to_dict(), "final_z": zs[-1],
+               "second_half": late.to_dict()}  # fmt: skip
+        results["weak"].append(row)
         low, high = record.score_interval()
-        print(f"  {kind} vs {opponent:<9} score {record.score:.3f} [{low:.2f}, {high:.2f}], z at the end {zs[-1]:+.2f}")
+        late_low, late_high = late.score_interval()
+        print(f"  {kind} floor {floor:>4} vs {opponent:<9} score {record.score:.3f} [{low:.2f}, {high:.2f}], "
+              f"second half {late.score:.3f} [{late_low:.2f}, {late_high:.2f}], final z {zs[-1]:+.2f}")  # fmt: skip
 
     with open(os.path.join(args.out, "results.json"), "w") as f:
         json.dump(results, f, indent=1)

@@ -167,6 +167,7 @@ _CHOICE = {
     "dz_min": Key(_number(), 0.03, "inter: dz never falls below this"),
     "dsa_eps": Key(_number(1e-9, 0.5), 0.1, "intra: half-width of the band around W = 0.5 with smaller steps"),
     "dsa_moves": Key(_number(1, integer=True), None, "intra: own moves over which dZ cools to 0 (per game)"),
+    "floor": Key(_number(-math.inf, infinite=True), -2.0, "dsa: below this z, halve the budget per unit of z"),
 }
 _MCTS_KEYS = {
     **_BUDGET,
@@ -200,11 +201,12 @@ def _choice(game, o) -> dict:
     if o["dsa"] == "none":
         return {"z": math.inf if o["z"] is None else o["z"], "rth": o["rth"]}
     z0 = 0.0 if o["z"] is None else o["z"]
+    floor = None if o["floor"] == -math.inf else o["floor"]
     if o["dsa"] == "inter":
-        adjuster = InterGame(o["dz"] or 0.375, o["dz_decay"], o["dz_min"], z0)
+        adjuster = InterGame(o["dz"] or 0.375, o["dz_decay"], o["dz_min"], z0, floor)
     else:
         moves = o["dsa_moves"] or INTRA_MOVES.get(game.name, game.max_game_length // 2)
-        adjuster = IntraGame(o["dz"] or 0.1, o["dsa_eps"], moves, z0)
+        adjuster = IntraGame(o["dz"] or 0.1, o["dsa_eps"], moves, z0, floor)
     return {"z": z0, "rth": o["rth"], "adjuster": adjuster}
 
 

@@ -15,10 +15,30 @@ import math
 
 
 class StrengthAdjuster:
-    """Base: every hook does nothing. `z` is the strength index the adjuster wants."""
+    """Base: every hook does nothing. `z` is the strength index the adjuster wants.
 
-    def __init__(self):
+    `floor` (beyond the paper): z stops weakening play below about -1 to -2 (Wu et al.'s linear range
+    ends at -2), which leaves an adjuster far too strong for a weak opponent. Below `floor` the move
+    choice keeps z = floor and each further unit of z halves the search budget instead, down to one
+    simulation (an almost random move). None turns this off.
+    """
+
+    def __init__(self, floor: float | None = None):
+        self.floor = floor
+        self._budget = None
         self.reset()
+
+    def set_knobs(self, agent, z: float, budget: bool = True) -> None:
+        """Give `agent` the softmax index for `z` and, if `budget`, the search budget for `z`."""
+        if self._budget is None:
+            self._budget = (agent.simulations, agent.seconds)
+        below = 0.0 if self.floor is None else max(0.0, self.floor - z)
+        agent.z = z if self.floor is None else max(z, self.floor)
+        if budget:
+            simulations, seconds = self._budget
+            scale = 2.0**-below
+            agent.simulations = None if simulations is None else max(1, round(simulations * scale))
+            agent.seconds = None if seconds is None else seconds * scale
 
     def reset(self) -> None:
         """A new match: forget everything learnt about the opponent."""
@@ -43,9 +63,9 @@ class InterGame(StrengthAdjuster):
     """Inter-game adjustment: z falls by dz after a win and rises by dz after a loss; dz starts at
     `dz`, shrinks by `decay` after every game, never below `dz_min` (Wu et al.: 0.375, 0.95, 0.03)."""
 
-    def __init__(self, dz: float = 0.375, decay: float = 0.95, dz_min: float = 0.03, z0: float = 0.0):
+    def __init__(self, dz=0.375, decay=0.95, dz_min=0.03, z0=0.0, floor=None):
         self.dz0, self.decay, self.dz_min, self.z0 = dz, decay, dz_min, z0
-        super().__init__()
+        super().__init__(floor)
 
     def reset(self):
         self.z = self.z0
@@ -53,7 +73,7 @@ class InterGame(StrengthAdjuster):
         self.games = 0
 
     def before_search(self, agent, state):
-        agent.z = self.z  # fixed for the whole game
+        self.set_knobs(agent, self.z)  # fixed for the whole game
 
     def game_over(self, returns, player):
         outcome = returns[player]
@@ -70,9 +90,9 @@ class IntraGame(StrengthAdjuster):
     z falls when W > 0.5 and rises when W < 0.5 by dz = dZ (or dZ |W - 0.5| / eps inside the band of
     half-width eps), with dZ falling linearly from `dz` to 0 over `moves` of the agent's moves."""
 
-    def __init__(self, dz: float = 0.1, eps: float = 0.1, moves: int = 21, z0: float = 0.0):
+    def __init__(self, dz=0.1, eps=0.1, moves=21, z0=0.0, floor=None):
         self.dz0, self.eps, self.moves, self.z0 = dz, eps, moves, z0
-        super().__init__()
+        super().__init__(floor)
 
     def reset(self):
         self.new_game()
@@ -88,11 +108,14 @@ class IntraGame(StrengthAdjuster):
         dz = big if gap >= self.eps else big * gap / self.eps
         return -math.copysign(dz, w - 0.5) if w != 0.5 else 0.0
 
+    def before_search(self, agent, state):
+        self.set_knobs(agent, self.z)  # the budget follows z as it stood after the last move
+
     def after_search(self, agent, state, result):
         best = int(result.visits.argmax())
         self.z += self.step(float(result.values[best]))
         self.moves_made += 1
-        agent.z = self.z
+        self.set_knobs(agent, self.z, budget=False)
 
 
 # moves of one player over which intra-game dZ cools down: about one player's share of a game
