@@ -79,6 +79,7 @@ def _arena(args) -> int:
     if args.workers > 1 and any("dsa=inter" in spec for spec in (args.spec_a, args.spec_b)):
         print("note: with several workers each one has its own inter-game adjuster, which sees only that "
               "worker's games; use --workers 1 to adjust over the whole match", file=sys.stderr)  # fmt: skip
+    with _progress(args.games, f"{args.spec_a} vs {args.spec_b}") as bar:
         result = play_match(args.game, args.spec_a, args.spec_b, args.games, args.seed, args.workers, args.backend, bar)
     if args.record:
         with open(args.record, "w") as f:
