@@ -1,0 +1,131 @@
+"""One conformance suite for every allocation strategy, on synthetic combinatorial bandits with known optima."""
+
+import numpy as np
+import pytest
+
+from tuner.space import Param, Space, sa_mcts_space
+from tuner.strategies import KINDS, Strategy
+
+ADAPTIVE = ["nmc", "ea", "ntbea"]
+
+
+def three_by_five():
+    """Three parameters of five values; the best combination (3, 1, 4) is the product of the best values."""
+    space = Space([Param(f"p{i}", tuple(range(5)), 0.0, 4.0, 0.0) for i in range(3)])
+    return space, (lambda x: 0.3 + 0.1 * (x[0] == 3) + 0.1 * (x[1] == 1) + 0.1 * (x[2] == 4)), [3, 1, 4]
+
+
+def interaction():
+    """Two parameters where the best pair (0, 0) is not the pair of individually best values (3, 3)."""
+    space = Space([Param(f"p{i}", tuple(range(4)), 0.0, 3.0, 0.0) for i in range(2)])
+
+    def mean(x):
+        a, b = x
+        if a == 0 and b == 0:
+            return 0.95
+        if a == 0 or b == 0:
+            return 0.3
+        return 0.5 + 0.1 * (a == 3) + 0.1 * (b == 3)
+
+    return space, mean, [0, 0]
+
+
+def run(strategy, mean, steps, seed=0):
+    rng = np.random.default_rng(seed)
+    chosen = []
+    for _ in range(steps):
+        x = strategy.ask()
+        strategy.tell(x, float(rng.random() < mean(x)))
+        chosen.append(tuple(x.tolist()))
+    return chosen
+
+
+@pytest.mark.parametrize("kind", ADAPTIVE)
+def test_adaptive_strategies_concentrate_on_the_best_combination(kind):
+    space, mean, best = three_by_five()
+    chosen = run(Strategy(space, kind, seed=1), mean, 12000)
+    share = chosen.count(tuple(best)) / len(chosen)
+    assert share > 10 / 125  # ten times a uniform allocation
+
+
+@pytest.mark.parametrize("kind", sorted(set(KINDS) - {"lsi"}))
+def test_every_strategy_recommends_the_best_combination(kind):
+    space, mean, best = three_by_five()
+    strategy = Strategy(space, kind, seed=2)
+    run(strategy, mean, 12000)
+    assert strategy.recommend().tolist() == best
+
+
+def test_lsi_finds_the_best_pair_and_commits_to_it_after_its_budget():
+    # two parameters: k = 20 candidates drawn from clear side information (the best pair is among
+    # them with probability about 0.94), then sequential halving with 15+ samples per candidate
+    space = Space([Param(f"p{i}", tuple(range(5)), 0.0, 4.0, 0.0) for i in range(2)])
+    best = [3, 1]
+    strategy = Strategy(space, "lsi", seed=3, budget=4000)
+    chosen = run(strategy, lambda x: 0.1 + 0.35 * (x[0] == 3) + 0.35 * (x[1] == 1), 6000)
+    assert strategy.state.ints[1] == 2  # finished: the rest of the game uses the winner
+    assert len(set(chosen[-1500:])) == 1 and list(chosen[-1]) == strategy.recommend().tolist() == best
+
+
+def test_grid_is_a_round_robin_and_random_is_uniform():
+    space, mean, _ = three_by_five()
+    chosen = run(Strategy(space, "grid", seed=0), mean, 125 * 4)
+    assert set(np.unique(chosen, axis=0, return_counts=True)[1]) == {4}
+    chosen = run(Strategy(space, "random", seed=0), mean, 25000)
+    counts = np.unique(chosen, axis=0, return_counts=True)[1]
+    assert len(counts) == 125 and counts.min() > 120 and counts.max() < 290
+
+
+def test_ntbea_full_tuple_solves_an_interaction_that_per_parameter_choice_misses():
+    space, mean, best = interaction()
+    ntbea = Strategy(space, "ntbea", seed=4)
+    run(ntbea, mean, 4000)
+    assert ntbea.recommend().tolist() == best
+    # choosing each parameter by its own average reward (the 1-tuples alone) picks (3, 3)
+    uniform = Strategy(space, "random", seed=4)
+    run(uniform, mean, 4000)
+    means = uniform.state.value_s / np.maximum(uniform.state.value_n, 1)
+    assert means.argmax(axis=1).tolist() == [3, 3]
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_legality_is_never_violated(kind):
+    space = sa_mcts_space(["K", "Ref"])  # K = 0 makes Ref unused: only Ref's first value is legal then
+    strategy = Strategy(space, kind, seed=5, **({"budget": 600} if kind == "lsi" else {}))
+    rng = np.random.default_rng(1)
+    for _ in range(1500):
+        x = strategy.ask()
+        assert space.is_legal(x)
+        strategy.tell(x, float(rng.random() < 0.5))
+    assert space.is_legal(strategy.recommend())
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_seeded_runs_repeat_exactly(kind):
+    space, mean, _ = three_by_five()
+    settings = {"budget": 500} if kind == "lsi" else {}
+    a = run(Strategy(space, kind, seed=9, **settings), mean, 800)
+    b = run(Strategy(space, kind, seed=9, **settings), mean, 800)
+    assert a == b
+
+
+def test_bad_settings_are_one_line_errors():
+    space, _, _ = three_by_five()
+    with pytest.raises(ValueError, match="unknown strategy 'cmaez'; known: random, grid, nmc, ea, ntbea, lsi"):
+        Strategy(space, "cmaez", seed=0)
+    with pytest.raises(ValueError, match="unknown settings \\['speed'\\] for ntbea; valid: c, neighbours"):
+        Strategy(space, "ntbea", seed=0, speed=2)
+
+
+def test_space_mapping_defaults_and_legality():
+    space = sa_mcts_space(["C", "eps", "K", "Ref", "VO", "T"])
+    assert space.sizes.tolist() == [9, 11, 10, 8, 6, 10] and space.combinations() == 475200
+    assert space.values_of(space.default_indices()) == [0.2, 0.4, 250, 50, 0.01, 0]  # Table I defaults
+    point = [0.35, 0.9, 1234.0, 77.0, 0.02, 150.0]
+    assert np.allclose(space.from_unit(space.to_unit(point)), point)
+    assert space.from_unit([-1, 2, 0.5, 0.5, 0.5, 0.5])[:2] == [0.0, 1.0]  # clipped into the box
+    assert not space.is_legal([0, 0, 0, 3, 0, 0]) and space.is_legal([0, 0, 0, 0, 0, 0])
+    with pytest.raises(ValueError, match="unknown SA-MCTS parameters \\['Q'\\]"):
+        sa_mcts_space(["C", "Q"])
+    with pytest.raises(ValueError, match="bad range"):
+        Param("x", (1,), 2.0, 1.0, 1.0)

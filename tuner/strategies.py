@@ -1,0 +1,456 @@
+"""Allocation strategies for combinatorial bandits, compiled: NMC, LSI, EA, NTBEA, grid and random.
+
+Sironi, Liu, Winands (002_e8212c0f21d8b4d0.txt), section V and the settings of VI-A. Each strategy
+keeps its whole state in one `TunerState` of arrays and has two compiled steps, `choose` (write the
+next combination of value indices into x) and `update` (learn the reward of x, in [0, 1]), so a
+search can call them before and after every simulation. `Strategy` wraps them in the one interface
+every caller uses:
+
+>>> from tuner.space import sa_mcts_space
+>>> s = Strategy(sa_mcts_space(["C", "eps"]), "ntbea", seed=0)
+>>> x = s.ask(); s.tell(x, 1.0); len(s.recommend())
+2
+"""
+
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+
+import numpy as np
+
+from games.jit import kernel
+from games.rng import make_rng, randint, uniform
+from tuner.space import Space, repair
+
+TunerState = namedtuple(
+    "TunerState",
+    [
+        "sizes",  # int64 [d]          values per parameter
+        "rules",  # int64 [m, 4]       legality implications (tuner.space)
+        "value_n",  # float64 [d, V]   samples per parameter value (the 1-tuples)
+        "value_s",  # float64 [d, V]   reward sums per parameter value
+        "combo_n",  # float64 [T]      samples per combination, T = prod(sizes) (the d-tuple)
+        "combo_s",  # float64 [T]
+        "pool",  # int64 [P, d]        strategy-specific combinations (population, candidates, ...)
+        "pool_f",  # float64 [P]       strategy-specific scores of the pool
+        "ints",  # int64 [8]           counters: 0 total updates, then strategy-specific
+        "floats",  # float64 [8]       settings
+        "current",  # int64 [d]        strategy-specific current combination
+    ],
+)
+TOTAL = 0  # ints[0]: updates so far
+
+
+@kernel(inline="always")
+def code(st, x):
+    """The mixed-radix index of combination x."""
+    c = 0
+    for i in range(x.shape[0]):
+        c = c * st.sizes[i] + x[i]
+    return c
+
+
+@kernel(inline="always")
+def decode(st, c, x):
+    for i in range(x.shape[0] - 1, -1, -1):
+        x[i] = c % st.sizes[i]
+        c //= st.sizes[i]
+
+
+@kernel(inline="always")
+def record(st, x, reward):
+    """Learn reward for x: its value statistics, its combination statistics and the total count."""
+    for i in range(x.shape[0]):
+        st.value_n[i, x[i]] += 1.0
+        st.value_s[i, x[i]] += reward
+    c = code(st, x)
+    st.combo_n[c] += 1.0
+    st.combo_s[c] += reward
+    st.ints[TOTAL] += 1
+
+
+@kernel(inline="always")
+def random_combination(st, rng, x):
+    for i in range(x.shape[0]):
+        x[i] = randint(rng, st.sizes[i])
+    repair(x, st.rules)
+
+
+@kernel(inline="always")
+def ucb_value(st, i, rng, c_explore):
+    """UCB1 over the values of parameter i (unsampled values first, ties at random)."""
+    total = 0.0
+    for v in range(st.sizes[i]):
+        total += st.value_n[i, v]
+    best, pick, ties = -1.0, 0, 0
+    for v in range(st.sizes[i]):
+        n = st.value_n[i, v]
+        score = np.inf if n == 0.0 else st.value_s[i, v] / n + c_explore * math.sqrt(math.log(total) / n)
+        if score > best:
+            best, pick, ties = score, v, 1
+        elif score == best:
+            ties += 1
+            if randint(rng, ties) == 0:
+                pick = v
+    return pick
+
+
+# --- random and grid ---------------------------------------------------------------------------
+
+
+@kernel
+def random_choose(st, rng, x):
+    random_combination(st, rng, x)
+
+
+@kernel
+def grid_choose(st, rng, x):
+    """The next legal combination in a fixed round-robin order (ints[1] is the position)."""
+    total = st.combo_n.shape[0]
+    for _ in range(total):
+        decode(st, st.ints[1] % total, x)
+        st.ints[1] += 1
+        legal = True
+        for r in range(st.rules.shape[0]):
+            if x[st.rules[r, 0]] == st.rules[r, 1] and x[st.rules[r, 2]] != st.rules[r, 3]:
+                legal = False
+        if legal:
+            return
+
+
+@kernel
+def plain_update(st, x, reward):
+    record(st, x, reward)
+
+
+# --- NMC (naive Monte Carlo) ---------------------------------------------------------------------
+# floats: 0 exploration probability eps0, 1 local UCB constant, 2 global UCB constant; ints: 1 pool size
+
+
+@kernel
+def nmc_choose(st, rng, x):
+    pooled = st.ints[1]
+    if pooled == 0 or uniform(rng) < st.floats[0]:
+        for i in range(x.shape[0]):
+            x[i] = ucb_value(st, i, rng, st.floats[1])
+        repair(x, st.rules)
+        return
+    log_total = math.log(st.ints[TOTAL])
+    best, pick, ties = -1.0, 0, 0
+    for k in range(pooled):
+        c = code(st, st.pool[k])
+        n = st.combo_n[c]
+        score = st.combo_s[c] / n + st.floats[2] * math.sqrt(log_total / n)
+        if score > best:
+            best, pick, ties = score, k, 1
+        elif score == best:
+            ties += 1
+            if randint(rng, ties) == 0:
+                pick = k
+    x[:] = st.pool[pick]
+
+
+@kernel
+def nmc_update(st, x, reward):
+    if st.combo_n[code(st, x)] == 0.0 and st.ints[1] < st.pool.shape[0]:
+        st.pool[st.ints[1]] = x  # a combination joins the global bandit when first evaluated
+        st.ints[1] += 1
+    record(st, x, reward)
+
+
+# --- EA (evolutionary algorithm) -----------------------------------------------------------------
+# pool = population (lambda rows), pool_f = fitness this generation; floats: 0 elite size mu,
+# 1 crossover probability; ints: 1 next individual, 2 generations completed, 3 population drawn;
+# current = the best elite of the last generation
+
+
+@kernel
+def ea_choose(st, rng, x):
+    if st.ints[2] == 0 and st.ints[1] == 0 and st.ints[3] == 0:
+        for k in range(st.pool.shape[0]):
+            random_combination(st, rng, st.pool[k])
+        st.ints[3] = 1
+    x[:] = st.pool[st.ints[1]]
+
+
+@kernel
+def ea_update(st, x, reward, rng):
+    record(st, x, reward)
+    st.pool_f[st.ints[1]] = reward
+    st.ints[1] += 1
+    lam = st.pool.shape[0]
+    if st.ints[1] < lam:
+        return
+    mu = np.int64(st.floats[0])
+    order = np.argsort(-st.pool_f + 1e-9 * np.arange(lam))  # fitness, ties to the older individual
+    elite = st.pool[order[:mu]].copy()
+    st.current[:] = elite[0]
+    for k in range(mu):
+        st.pool[k] = elite[k]
+    for k in range(mu, lam):
+        child = st.pool[k]
+        if uniform(rng) < st.floats[1]:
+            a, b = elite[randint(rng, mu)], elite[randint(rng, mu)]
+            for i in range(child.shape[0]):
+                child[i] = a[i] if uniform(rng) < 0.5 else b[i]
+        else:
+            child[:] = elite[randint(rng, mu)]
+            i = randint(rng, child.shape[0])
+            if st.sizes[i] > 1:
+                child[i] = (child[i] + 1 + randint(rng, st.sizes[i] - 1)) % st.sizes[i]
+        repair(child, st.rules)
+    st.ints[1] = 0
+    st.ints[2] += 1
+
+
+# --- NTBEA (n-tuple bandit evolutionary algorithm), tuples of length 1 and d -------------------
+# floats: 0 UCB constant, 1 neighbours per step; current = the point evaluated next
+
+
+@kernel(inline="always")
+def ntbea_score(st, x, c_explore):
+    """Model UCB of x: the mean over its 1-tuples and its d-tuple of mean + C sqrt(ln N / n)."""
+    log_total = math.log(st.ints[TOTAL] + 1.0)
+    d = x.shape[0]
+    total = 0.0
+    for i in range(d):
+        n = st.value_n[i, x[i]]
+        mean = st.value_s[i, x[i]] / n if n > 0 else 0.0
+        total += mean + c_explore * math.sqrt(log_total / (n + 1e-6))
+    if d > 1:
+        c = code(st, x)
+        n = st.combo_n[c]
+        mean = st.combo_s[c] / n if n > 0 else 0.0
+        total += mean + c_explore * math.sqrt(log_total / (n + 1e-6))
+        return total / (d + 1)
+    return total
+
+
+@kernel
+def ntbea_choose(st, rng, x):
+    if st.ints[1] == 0:
+        random_combination(st, rng, st.current)
+        st.ints[1] = 1
+    x[:] = st.current
+
+
+@kernel
+def ntbea_update(st, x, reward, rng):
+    record(st, x, reward)
+    neighbours = np.int64(st.floats[1])
+    best = -np.inf
+    candidate = st.current.copy()
+    chosen = st.current.copy()
+    for _ in range(neighbours):
+        candidate[:] = st.current
+        i = randint(rng, candidate.shape[0])
+        if st.sizes[i] > 1:
+            candidate[i] = (candidate[i] + 1 + randint(rng, st.sizes[i] - 1)) % st.sizes[i]
+        repair(candidate, st.rules)
+        score = ntbea_score(st, candidate, st.floats[0])
+        if score > best:
+            best = score
+            chosen[:] = candidate
+    st.current[:] = chosen
+
+
+# --- LSI (linear side information) ---------------------------------------------------------------
+# floats: 0 total budget N, 1 generation share (0.75), 2 candidates k; ints: 1 phase (0 generate,
+# 1 evaluate, 2 done), 2 candidates alive, 3 round, 4 samples left in this round for the current
+# candidate, 5 candidate index; pool = candidates, pool_f = their reward sums this round
+
+
+@kernel
+def lsi_choose(st, rng, x):
+    phase = st.ints[1]
+    if phase == 0:
+        random_combination(st, rng, x)
+    elif phase == 1:
+        x[:] = st.pool[st.ints[5]]
+    else:
+        x[:] = st.current
+
+
+@kernel(inline="always")
+def lsi_round_budget(st):
+    """Samples per candidate in the current round of sequential halving (at least one)."""
+    alive = st.ints[2]
+    rounds = max(1, np.int64(math.ceil(math.log2(max(2, np.int64(st.floats[2]))))))
+    evaluation = st.floats[0] * (1.0 - st.floats[1])
+    return max(1, np.int64(evaluation / (alive * rounds)))
+
+
+@kernel
+def lsi_update(st, x, reward, rng):
+    record(st, x, reward)
+    phase = st.ints[1]
+    if phase == 0:
+        if st.ints[TOTAL] < st.floats[0] * st.floats[1]:
+            return
+        k = min(np.int64(st.floats[2]), st.pool.shape[0])
+        for j in range(k):  # candidates drawn value by value in proportion to the side information
+            cand = st.pool[j]
+            for i in range(cand.shape[0]):
+                weights_total = 0.0
+                for v in range(st.sizes[i]):
+                    n = st.value_n[i, v]
+                    weights_total += st.value_s[i, v] / n if n > 0 else 0.5
+                r = uniform(rng) * weights_total
+                cand[i] = st.sizes[i] - 1
+                for v in range(st.sizes[i]):
+                    n = st.value_n[i, v]
+                    r -= st.value_s[i, v] / n if n > 0 else 0.5
+                    if r < 0:
+                        cand[i] = v
+                        break
+            repair(cand, st.rules)
+        st.pool_f[:] = 0.0
+        st.ints[1], st.ints[2], st.ints[3], st.ints[5] = 1, k, 0, 0
+        st.ints[4] = lsi_round_budget(st)
+        return
+    if phase != 1:
+        return
+    j = st.ints[5]
+    st.pool_f[j] += reward
+    st.ints[4] -= 1
+    if st.ints[4] > 0:
+        return
+    st.ints[5] += 1
+    st.ints[4] = lsi_round_budget(st)
+    if st.ints[5] < st.ints[2]:
+        return
+    alive = st.ints[2]  # the round is over: keep the better half (by this round's rewards)
+    order = np.argsort(-st.pool_f[:alive] + 1e-9 * np.arange(alive))
+    keep = max(1, alive // 2)
+    survivors = st.pool[order[:keep]].copy()
+    st.pool[:keep] = survivors
+    st.pool_f[:] = 0.0
+    st.ints[2], st.ints[3], st.ints[5] = keep, st.ints[3] + 1, 0
+    st.ints[4] = lsi_round_budget(st)
+    if keep == 1:
+        st.current[:] = st.pool[0]
+        st.ints[1] = 2
+
+
+@kernel
+def recommend_lcb(st, x):
+    """The sampled combination with the best lower confidence bound, mean - sqrt(ln N / n)."""
+    log_total = math.log(max(1, st.ints[TOTAL]) + 1.0)
+    best, pick = -np.inf, -1
+    for c in range(st.combo_n.shape[0]):
+        n = st.combo_n[c]
+        if n > 0:
+            score = st.combo_s[c] / n - math.sqrt(log_total / n)
+            if score > best:
+                best, pick = score, c
+    if pick >= 0:
+        decode(st, pick, x)
+    return pick >= 0
+
+
+# name -> (choose, update, whether update also takes the rng)
+KINDS = {
+    "random": (random_choose, plain_update, False),
+    "grid": (grid_choose, plain_update, False),
+    "nmc": (nmc_choose, nmc_update, False),
+    "ea": (ea_choose, ea_update, True),
+    "ntbea": (ntbea_choose, ntbea_update, True),
+    "lsi": (lsi_choose, lsi_update, True),
+}
+DEFAULTS = {
+    "random": {},
+    "grid": {},
+    "nmc": {"eps0": 0.75, "c_local": 1.0, "c_global": 1.0},
+    "ea": {"population": 50, "elite": 25, "crossover": 0.5},
+    "ntbea": {"c": 0.2, "neighbours": 5},
+    "lsi": {"budget": 10000, "generation": 0.75, "candidates": None},
+}
+
+
+class Strategy:
+    """An allocation strategy over the discrete combinations of a `Space`: ask, tell, recommend.
+
+    kind: random, grid, nmc, ea, ntbea or lsi; settings default to Sironi et al.'s (VI-A).
+    LSI needs its total `budget` of samples up front; `candidates` defaults to 20 for two
+    parameters and 2000 for more, capped at half the evaluation budget (1 - generation) x budget.
+    """
+
+    def __init__(self, space: Space, kind: str, seed: int, **settings):
+        if kind not in KINDS:
+            raise ValueError(f"unknown strategy {kind!r}; known: {', '.join(KINDS)}")
+        unknown = set(settings) - set(DEFAULTS[kind])
+        if unknown:
+            valid = ", ".join(DEFAULTS[kind]) or "none"
+            raise ValueError(f"unknown settings {sorted(unknown)} for {kind}; valid: {valid}")
+        self.space, self.kind = space, kind
+        self.settings = {**DEFAULTS[kind], **settings}
+        self.rng = make_rng(seed)
+        self._choose, self._update, self._update_rng = KINDS[kind]
+        self.state = self._new_state()
+        self._x = np.zeros(len(space), dtype=np.int64)
+
+    def _new_state(self) -> TunerState:
+        space, o = self.space, self.settings
+        d, total = len(space), space.combinations()
+        if total > 1 << 24:
+            raise ValueError(f"the space has {total} combinations; at most {1 << 24} are supported")
+        floats = np.zeros(8)
+        pool_rows = 1
+        if self.kind == "nmc":
+            floats[:3] = o["eps0"], o["c_local"], o["c_global"]
+            pool_rows = min(total, 1 << 16)
+        elif self.kind == "ea":
+            if not 1 <= o["elite"] <= o["population"]:
+                raise ValueError("ea: need 1 <= elite <= population")
+            floats[:2] = o["elite"], o["crossover"]
+            pool_rows = o["population"]
+        elif self.kind == "ntbea":
+            floats[:2] = o["c"], o["neighbours"]
+        elif self.kind == "lsi":
+            k = o["candidates"] or (20 if d <= 2 else 2000)
+            # sequential halving samples each of k candidates at least once per round, 2k in all:
+            # keep k within half the evaluation budget so that LSI ends within its budget
+            k = int(max(2, min(k, o["budget"] * (1 - o["generation"]) // 2)))
+            floats[:3] = o["budget"], o["generation"], k
+            pool_rows = k
+        return TunerState(
+            sizes=space.sizes.copy(),
+            rules=space.rules.copy(),
+            value_n=np.zeros((d, int(space.sizes.max()))),
+            value_s=np.zeros((d, int(space.sizes.max()))),
+            combo_n=np.zeros(total),
+            combo_s=np.zeros(total),
+            pool=np.zeros((pool_rows, d), dtype=np.int64),
+            pool_f=np.zeros(pool_rows),
+            ints=np.zeros(8, dtype=np.int64),
+            floats=floats,
+            current=np.zeros(d, dtype=np.int64),
+        )
+
+    def ask(self) -> np.ndarray:
+        """The next combination to evaluate (value indices)."""
+        self._choose(self.state, self.rng, self._x)
+        return self._x.copy()
+
+    def tell(self, x, reward: float) -> None:
+        """The reward in [0, 1] of combination x (as returned by ask)."""
+        x = np.asarray(x, dtype=np.int64)
+        if self._update_rng:
+            self._update(self.state, x, float(reward), self.rng)
+        else:
+            self._update(self.state, x, float(reward))
+
+    def recommend(self) -> np.ndarray:
+        """The best combination so far: the winner for LSI, else the best lower confidence bound."""
+        x = np.zeros(len(self.space), dtype=np.int64)
+        if self.kind == "lsi" and self.state.ints[1] == 2:
+            return self.state.current.copy()
+        if not recommend_lcb(self.state, x):
+            x = self.space.default_indices()
+        return x
+
+    def samples_per_value(self) -> dict[str, list[int]]:
+        """How often each value of each parameter was evaluated."""
+        counts = self.state.value_n
+        return {p.name: counts[i, : len(p.values)].astype(int).tolist() for i, p in enumerate(self.space.params)}
