@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 import games
 from games.rng import make_rng, randint
-from search.mcts import ALPHADDA, MCTS, UCB1, SearchResult
+from search.mcts import ALPHADDA, EPSILON, MCTS, REF, UCB1, VO, C, K, SearchResult, T
 from search.minimax import empty_squares, evaluation, minimax_action
 from search.move_choice import choose_move
 from search.strength import INTRA_MOVES, InterGame, IntraGame, StrengthAdjuster
@@ -62,10 +62,10 @@ class MCTSAgent(Agent):
     """
 
     def __init__(self, game, seed, params, settings, simulations=None, seconds=None, mast_decay=0.2,
-                 z=math.inf, rth=0.1, adjuster: StrengthAdjuster | None = None):  # fmt: skip
+                 z=math.inf, rth=0.1, adjuster: StrengthAdjuster | None = None, tuners=None, tuned=()):  # fmt: skip
         super().__init__(game, seed)
         self.simulations, self.seconds = simulations, seconds
-        self.search = MCTS(game, params, settings, self.rng, mast_decay=mast_decay)
+        self.search = MCTS(game, params, settings, self.rng, mast_decay=mast_decay, tuners=tuners, tuned=tuned)
         self.z, self.rth = z, rth
         self.adjuster = adjuster
         self.last_search: SearchResult | None = None
@@ -85,6 +85,20 @@ class MCTSAgent(Agent):
     def game_over(self, returns):
         if self.adjuster is not None and self._seat is not None:
             self.adjuster.game_over(returns, self._seat)
+
+    def tuning(self) -> list[dict] | None:
+        """What the on-line tuners did this game, per player: samples per value and the recommendation."""
+        if self.search.tuners is None:
+            return None
+        report = []
+        for tuner in self.search.tuners:
+            best = tuner.recommend()
+            report.append({
+                "samples_per_value": tuner.samples_per_value(),
+                "combinations_sampled": int((tuner.state.combo_n > 0).sum()),
+                "recommended": dict(zip(tuner.space.names, tuner.space.values_of(best))),
+            })  # fmt: skip
+        return report
 
     def select_action(self, state):
         self._seat = state.current_player()
@@ -184,6 +198,18 @@ _SP_KEYS = {
     "t": Key(_number(infinite=True), 0.0, "below T node visits, choose in-tree moves with the playout policy"),
     "decay": Key(_number(0, 1), 0.2, "MAST statistics are multiplied by this after each real move"),
 }
+_TUNE_KEYS = {
+    "tuner": Key(_choice("none", "nmc", "lsi", "ea", "ntbea", "grid", "random"), "none", "on-line tuning strategy"),
+    "tune": Key(str, "C+eps", "tuned parameters joined by +, from C, eps, VO, T (ap also K, Ref), or all"),
+    "eps0": Key(_number(0, 1), 0.75, "nmc: exploration probability"),
+    "population": Key(_number(2, integer=True), 50, "ea: population size"),
+    "elite": Key(_number(1, integer=True), 25, "ea: elite size"),
+    "crossover": Key(_number(0, 1), 0.5, "ea: crossover probability"),
+    "ntbea_c": Key(_number(), 0.2, "ntbea: UCB constant of the landscape model"),
+    "neighbours": Key(_number(1, integer=True), 5, "ntbea: neighbours per step"),
+    "lsi_budget": Key(_number(2, integer=True), None, "lsi: samples in a game (default: simulations x moves)"),
+}
+_SP_KEYS.update(_TUNE_KEYS)
 _AP_KEYS = {
     **_SP_KEYS,
     "k": Key(_number(infinite=True), 250.0, "GRAVE equivalence K (0: pure UCT, inf: AMAF only)"),
@@ -216,10 +242,45 @@ def _make_mcts(game, seed, o):
     return MCTSAgent(game, seed, params, settings, o["simulations"], o["time"], **_choice(game, o))
 
 
+_COLUMNS = {"C": C, "eps": EPSILON, "K": K, "Ref": REF, "VO": VO, "T": T}
+
+
+def _tuners(game, seed, o, grave):
+    """The pair of on-line tuners (one per player) and the parameter columns they set, or (None, ())."""
+    from tuner.space import sa_mcts_space
+    from tuner.strategies import Strategy
+
+    if o["tuner"] == "none":
+        return None, ()
+    allowed = list(_COLUMNS) if grave else ["C", "eps", "VO", "T"]
+    names = allowed if o["tune"] == "all" else o["tune"].split("+")
+    bad = [n for n in names if n not in allowed] or ([] if len(set(names)) == len(names) else ["(repeated)"])
+    if bad:
+        raise ValueError(f"bad tune={o['tune']!r}: {', '.join(bad)} not tunable here; choose from {'+'.join(allowed)}")
+    space = sa_mcts_space(names)
+    kind = o["tuner"]
+    settings = {
+        "nmc": {"eps0": o["eps0"]},
+        "ea": {"population": o["population"], "elite": o["elite"], "crossover": o["crossover"]},
+        "ntbea": {"c": o["ntbea_c"], "neighbours": o["neighbours"]},
+        "lsi": {"budget": o["lsi_budget"] or _lsi_budget(game, o)},
+    }.get(kind, {})
+    tuners = tuple(Strategy(space, kind, seed + p, **settings) for p in (0, 1))
+    return tuners, [_COLUMNS[n] for n in names]
+
+
+def _lsi_budget(game, o):
+    """LSI's samples for a game: simulations per move times the moves of one player in a typical game."""
+    per_move = o["simulations"] if o["simulations"] is not None else 100_000 * o["time"]  # a rough rate
+    return int(per_move * INTRA_MOVES.get(game.name, game.max_game_length // 2))
+
+
 def _make_sironi(game, seed, o, grave):
     params = [o["c"], o["eps"], o["k"] if grave else 0.0, o["ref"] if grave else math.inf, o["vo"], o["t"]]
     settings = [1, UCB1, 1, 1 if grave else 0]
-    return MCTSAgent(game, seed, params, settings, o["simulations"], o["time"], o["decay"], **_choice(game, o))
+    tuners, tuned = _tuners(game, seed, o, grave)
+    return MCTSAgent(game, seed, params, settings, o["simulations"], o["time"], o["decay"], **_choice(game, o),
+                     tuners=tuners, tuned=tuned)  # fmt: skip
 
 
 def _make_minimax(game, seed, o):

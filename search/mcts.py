@@ -19,6 +19,8 @@ import numpy as np
 from games.jit import kernel
 from games.rng import randint, uniform
 from search.tree import FREE_NODE, FREE_ROW, FULL, ROOT, child, clear, copy_subtree, new_tree, root_statistics
+from tuner.strategies import choose as tuner_choose
+from tuner.strategies import update as tuner_update
 
 # indices of the search-control parameter vector (SA-MCTS Table I)
 C, EPSILON, K, REF, VO, T = range(6)
@@ -86,7 +88,9 @@ def expand(g, tree, node, s, legal, use_amaf):
 
 @kernel(inline="always")
 def select_child(tree, node, ref, mover, params, formula, use_amaf, scores, rng):
-    """The child of `node` to descend into: best score, uniformly among those within VO of the best."""
+    """The child of `node` to descend into: best score, uniformly among those within VO of the best.
+
+    `params` is the parameter vector of the player to move."""
     first = tree.first_child[node]
     n = tree.n_children[node]
     parent_visits = tree.visits[node]
@@ -129,7 +133,9 @@ def select_child(tree, node, ref, mover, params, formula, use_amaf, scores, rng)
 
 @kernel(inline="always")
 def simulate(g, tree, root_state, params, settings, rng, s, legal, scores, path, movers, moves, players):
-    """One simulation: select and expand in the tree, play out, back up; returns the winner (-1 draw)."""
+    """One simulation: select and expand in the tree, play out, back up; returns the winner (-1 draw).
+
+    params: [2, 6], each player's search-control parameters, used wherever that player is to move."""
     n_open = settings[N_OPEN]
     formula = settings[FORMULA]
     use_mast = settings[USE_MAST] == 1
@@ -146,24 +152,17 @@ def simulate(g, tree, root_state, params, settings, rng, s, legal, scores, path,
                 break
             if not expand(g, tree, node, s, legal, use_amaf):
                 break
-        if tree.visits[node] >= params[REF]:
-            ref = node  # the deepest node on the path with at least Ref visits (else the root)
         mover = g.to_move(s)
-        if tree.visits[node] < params[T]:
+        p = params[mover]
+        if tree.visits[node] >= p[REF]:
+            ref = node  # the deepest node on the path with at least Ref visits (else the root)
+        if tree.visits[node] < p[T]:
             first = tree.first_child[node]
             n = tree.n_children[node]
-            c = first + policy_index(
-                tree.mast_value,
-                tree.mast_visits,
-                mover,
-                tree.action[first : first + n],
-                n,
-                params[EPSILON],
-                use_mast,
-                rng,
-            )
+            actions = tree.action[first : first + n]
+            c = first + policy_index(tree.mast_value, tree.mast_visits, mover, actions, n, p[EPSILON], use_mast, rng)
         else:
-            c = select_child(tree, node, ref, mover, params, formula, use_amaf, scores, rng)
+            c = select_child(tree, node, ref, mover, p, formula, use_amaf, scores, rng)
         g.apply(s, tree.action[c])
         moves[n_moves] = tree.action[c]
         players[n_moves] = mover
@@ -175,7 +174,8 @@ def simulate(g, tree, root_state, params, settings, rng, s, legal, scores, path,
     while not g.terminal(s):
         mover = g.to_move(s)
         n = g.legal(s, legal)
-        a = legal[policy_index(tree.mast_value, tree.mast_visits, mover, legal, n, params[EPSILON], use_mast, rng)]
+        eps = params[mover, EPSILON]
+        a = legal[policy_index(tree.mast_value, tree.mast_visits, mover, legal, n, eps, use_mast, rng)]
         g.apply(s, a)
         moves[n_moves] = a
         players[n_moves] = mover
@@ -217,6 +217,38 @@ def run_simulations(g, tree, root_state, params, settings, n_simulations, rng, m
     return n_simulations
 
 
+@kernel
+def run_tuned_simulations(g, tree, root_state, params, settings, n_simulations, rng, max_legal, max_length,
+                          kind, state0, state1, values, columns):  # fmt: skip
+    """As run_simulations, with each player's tuned parameters chosen before every simulation.
+
+    kind: the allocation strategy (tuner.strategies.KINDS); state0/state1: each player's strategy
+    state; values [d, V]: the values of the d tuned parameters; columns [d]: their places in params.
+    """
+    s = root_state.copy()
+    legal = np.empty(max_legal, dtype=np.int64)
+    scores = np.empty(max_legal)
+    path = np.empty(max_length + 1, dtype=np.int64)
+    movers = np.empty(max_length + 1, dtype=np.int64)
+    moves = np.empty(max_length, dtype=np.int64)
+    players = np.empty(max_length, dtype=np.int64)
+    d = columns.shape[0]
+    x0 = np.zeros(d, dtype=np.int64)
+    x1 = np.zeros(d, dtype=np.int64)
+    for i in range(n_simulations):
+        if tree.meta[FULL] == 1:
+            return i
+        tuner_choose(kind, state0, rng, x0)
+        tuner_choose(kind, state1, rng, x1)
+        for j in range(d):
+            params[0, columns[j]] = values[j, x0[j]]
+            params[1, columns[j]] = values[j, x1[j]]
+        w = simulate(g, tree, root_state, params, settings, rng, s, legal, scores, path, movers, moves, players)
+        tuner_update(kind, state0, x0, reward(w, 0), rng)
+        tuner_update(kind, state1, x1, reward(w, 1), rng)
+    return n_simulations
+
+
 @dataclass(frozen=True)
 class SearchResult:
     """Root statistics of one search: per legal action its visits and mean reward in [0, 1] for the mover."""
@@ -238,12 +270,20 @@ class MCTS:
 
     `params` is the float vector (C, epsilon, K, Ref, VO, T); `settings` the int vector
     (N_open, formula, use MAST, use AMAF). `mast_decay` multiplies the MAST statistics after
-    every real move.
+    every real move. `tuners` (optional): a pair of allocation strategies (tuner.strategies), one per
+    player, that choose `tuned` (parameter indices C..T) before every simulation.
     """
 
-    def __init__(self, game, params, settings, rng, mast_decay=0.2, nodes=1 << 12):
+    def __init__(self, game, params, settings, rng, mast_decay=0.2, nodes=1 << 12, tuners=None, tuned=()):
         self.game = game
-        self.params = np.asarray(params, dtype=np.float64)
+        self.params = np.tile(np.asarray(params, dtype=np.float64), (2, 1))
+        self.tuners = tuners
+        if tuners is not None:
+            space = tuners[0].space
+            self._columns = np.asarray(tuned, dtype=np.int64)
+            self._values = np.full((len(space), int(space.sizes.max())), np.nan)
+            for j, p in enumerate(space.params):
+                self._values[j, : len(p.values)] = p.values
         self.settings = np.asarray(settings, dtype=np.int64)
         self.rng = rng
         self.mast_decay = mast_decay
@@ -257,9 +297,12 @@ class MCTS:
         self._spare = new_tree(actions, nodes, amaf_rows)
 
     def reset(self):
-        """Forget the tree and the MAST statistics (a new game)."""
+        """Forget the tree, the MAST statistics and what the tuners learnt (a new game)."""
         clear(self.tree)
         self._root_history = None
+        if self.tuners is not None:
+            for tuner in self.tuners:
+                tuner.reset()
 
     def search(self, state, simulations=None, seconds=None) -> SearchResult:
         """Search from `state` for a number of simulations or of seconds (at least one simulation)."""
@@ -271,10 +314,17 @@ class MCTS:
         g = self.game
         while True:
             todo = chunk if seconds is not None else simulations - done
-            done += run_simulations(
-                g.kernels, self.tree, state.array, self.params, self.settings, todo, self.rng,
-                g.max_legal, g.max_game_length,
-            )  # fmt: skip
+            if self.tuners is None:
+                done += run_simulations(
+                    g.kernels, self.tree, state.array, self.params, self.settings, todo, self.rng,
+                    g.max_legal, g.max_game_length,
+                )  # fmt: skip
+            else:
+                a, b = self.tuners
+                done += run_tuned_simulations(
+                    g.kernels, self.tree, state.array, self.params, self.settings, todo, self.rng,
+                    g.max_legal, g.max_game_length, a.kind_id, a.state, b.state, self._values, self._columns,
+                )  # fmt: skip
             if self.tree.meta[FULL]:
                 self._grow()
             elapsed = time.perf_counter() - start

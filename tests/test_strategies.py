@@ -129,3 +129,61 @@ def test_space_mapping_defaults_and_legality():
         sa_mcts_space(["C", "Q"])
     with pytest.raises(ValueError, match="bad range"):
         Param("x", (1,), 2.0, 1.0, 1.0)
+
+
+# --- on-line tuning inside the search ----------------------------------------------------------
+
+import games  # noqa: E402
+import search  # noqa: E402
+from tuner.arena import play_match  # noqa: E402
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_tuned_agents_play_whole_games(kind):
+    result = play_match("connect4", f"sp:simulations=200,tuner={kind}", "sp:simulations=200", games=2, seed=0)
+    assert result.total.games == 2
+
+
+def test_each_player_has_its_own_tuner_and_both_learn_every_simulation():
+    game = games.load("connect4")
+    agent = search.make_agent(game, "ap:simulations=500,tuner=ntbea,tune=K+Ref", seed=1)
+    agent.select_action(game.new_initial_state())
+    first, second = agent.search.tuners
+    assert first is not second
+    assert first.state.ints[0] == second.state.ints[0] == 500  # one update per simulation for each player
+    report = agent.tuning()
+    assert set(report[0]["recommended"]) == {"K", "Ref"}
+    assert sum(report[0]["samples_per_value"]["K"]) == 500
+    agent.new_game()
+    assert agent.search.tuners[0].state.ints[0] == 0  # statistics are reset at a new game
+
+
+def test_tuning_statistics_are_kept_across_the_moves_of_a_game():
+    game = games.load("connect4")
+    agent = search.make_agent(game, "sp:simulations=300,tuner=nmc", seed=2)
+    state = game.new_initial_state()
+    agent.select_action(state)
+    state.apply_action(3)
+    state.apply_action(3)
+    agent.select_action(state)
+    assert agent.search.tuners[0].state.ints[0] == 600
+
+
+def test_tuned_search_only_uses_legal_combinations():
+    game = games.load("othello6")
+    agent = search.make_agent(game, "ap:simulations=400,tuner=random,tune=K+Ref", seed=3)
+    agent.select_action(game.new_initial_state())
+    tuner = agent.search.tuners[0]
+    sampled = np.flatnonzero(tuner.state.combo_n)
+    x = np.zeros(2, dtype=np.int64)
+    for c in sampled:
+        x[:] = np.unravel_index(c, tuple(tuner.space.sizes))
+        assert tuner.space.is_legal(x)
+
+
+def test_tune_key_errors():
+    game = games.load("connect4")
+    with pytest.raises(ValueError, match="bad tune='K\\+Ref': K, Ref not tunable here; choose from C\\+eps\\+VO\\+T"):
+        search.make_agent(game, "sp:tuner=nmc,tune=K+Ref")
+    with pytest.raises(ValueError, match="expected one of none, nmc, lsi"):
+        search.make_agent(game, "sp:tuner=bayes")

@@ -30,8 +30,12 @@ TunerState = namedtuple(
         "rules",  # int64 [m, 4]       legality implications (tuner.space)
         "value_n",  # float64 [d, V]   samples per parameter value (the 1-tuples)
         "value_s",  # float64 [d, V]   reward sums per parameter value
+        "value_m",  # float64 [d, V]   mean reward per value (0 while unsampled)
+        "value_r",  # float64 [d, V]   1 / sqrt(samples) per value (inf while unsampled)
         "combo_n",  # float64 [T]      samples per combination, T = prod(sizes) (the d-tuple)
         "combo_s",  # float64 [T]
+        "combo_m",  # float64 [T]      mean reward per combination (0 while unsampled)
+        "combo_r",  # float64 [T]      1 / sqrt(samples) per combination (inf while unsampled)
         "pool",  # int64 [P, d]        strategy-specific combinations (population, candidates, ...)
         "pool_f",  # float64 [P]       strategy-specific scores of the pool
         "ints",  # int64 [8]           counters: 0 total updates, then strategy-specific
@@ -59,14 +63,48 @@ def decode(st, c, x):
 
 
 @kernel(inline="always")
-def record(st, x, reward):
-    """Learn reward for x: its value statistics, its combination statistics and the total count."""
+def get_row(table, r, x):
+    """x[:] = table[r], element by element: no array view, so no reference counting in hot loops."""
     for i in range(x.shape[0]):
-        st.value_n[i, x[i]] += 1.0
-        st.value_s[i, x[i]] += reward
+        x[i] = table[r, i]
+
+
+@kernel(inline="always")
+def set_row(table, r, x):
+    for i in range(x.shape[0]):
+        table[r, i] = x[i]
+
+
+@kernel(inline="always")
+def move_best_to_front(st, count, keep):
+    """Reorder pool rows 0..count-1 (and pool_f) in place so that the `keep` best by pool_f come first,
+    best first; ties keep the earlier row. A partial selection sort: no allocation."""
+    d = st.pool.shape[1]
+    for a in range(keep):
+        best = a
+        for b in range(a + 1, count):
+            if st.pool_f[b] > st.pool_f[best]:
+                best = b
+        if best != a:
+            st.pool_f[a], st.pool_f[best] = st.pool_f[best], st.pool_f[a]
+            for i in range(d):
+                st.pool[a, i], st.pool[best, i] = st.pool[best, i], st.pool[a, i]
+
+
+@kernel(inline="always")
+def record(st, x, reward):
+    """Learn reward for x: its value and combination statistics (kept ready for UCB) and the total."""
+    for i in range(x.shape[0]):
+        v = x[i]
+        st.value_n[i, v] += 1.0
+        st.value_s[i, v] += reward
+        st.value_m[i, v] = st.value_s[i, v] / st.value_n[i, v]
+        st.value_r[i, v] = 1.0 / math.sqrt(st.value_n[i, v])
     c = code(st, x)
     st.combo_n[c] += 1.0
     st.combo_s[c] += reward
+    st.combo_m[c] = st.combo_s[c] / st.combo_n[c]
+    st.combo_r[c] = 1.0 / math.sqrt(st.combo_n[c])
     st.ints[TOTAL] += 1
 
 
@@ -78,15 +116,11 @@ def random_combination(st, rng, x):
 
 
 @kernel(inline="always")
-def ucb_value(st, i, rng, c_explore):
-    """UCB1 over the values of parameter i (unsampled values first, ties at random)."""
-    total = 0.0
-    for v in range(st.sizes[i]):
-        total += st.value_n[i, v]
+def ucb_value(st, i, rng, width):
+    """UCB1 over the values of parameter i, width = C sqrt(ln N) (unsampled values first, ties at random)."""
     best, pick, ties = -1.0, 0, 0
     for v in range(st.sizes[i]):
-        n = st.value_n[i, v]
-        score = np.inf if n == 0.0 else st.value_s[i, v] / n + c_explore * math.sqrt(math.log(total) / n)
+        score = st.value_m[i, v] + width * st.value_r[i, v]
         if score > best:
             best, pick, ties = score, v, 1
         elif score == best:
@@ -99,12 +133,12 @@ def ucb_value(st, i, rng, c_explore):
 # --- random and grid ---------------------------------------------------------------------------
 
 
-@kernel
+@kernel(inline="always")
 def random_choose(st, rng, x):
     random_combination(st, rng, x)
 
 
-@kernel
+@kernel(inline="always")
 def grid_choose(st, rng, x):
     """The next legal combination in a fixed round-robin order (ints[1] is the position)."""
     total = st.combo_n.shape[0]
@@ -119,8 +153,8 @@ def grid_choose(st, rng, x):
             return
 
 
-@kernel
-def plain_update(st, x, reward):
+@kernel(inline="always")
+def plain_update(st, x, reward, rng):
     record(st, x, reward)
 
 
@@ -128,33 +162,35 @@ def plain_update(st, x, reward):
 # floats: 0 exploration probability eps0, 1 local UCB constant, 2 global UCB constant; ints: 1 pool size
 
 
-@kernel
+@kernel(inline="always")
 def nmc_choose(st, rng, x):
     pooled = st.ints[1]
+    sqrt_log = math.sqrt(math.log(max(1, st.ints[TOTAL])))
     if pooled == 0 or uniform(rng) < st.floats[0]:
         for i in range(x.shape[0]):
-            x[i] = ucb_value(st, i, rng, st.floats[1])
+            x[i] = ucb_value(st, i, rng, st.floats[1] * sqrt_log)
         repair(x, st.rules)
         return
-    log_total = math.log(st.ints[TOTAL])
+    width = st.floats[2] * sqrt_log
     best, pick, ties = -1.0, 0, 0
     for k in range(pooled):
-        c = code(st, st.pool[k])
-        n = st.combo_n[c]
-        score = st.combo_s[c] / n + st.floats[2] * math.sqrt(log_total / n)
+        c = np.int64(st.pool_f[k])  # the pooled combination's code
+        score = st.combo_m[c] + width * st.combo_r[c]
         if score > best:
             best, pick, ties = score, k, 1
         elif score == best:
             ties += 1
             if randint(rng, ties) == 0:
                 pick = k
-    x[:] = st.pool[pick]
+    get_row(st.pool, pick, x)
 
 
-@kernel
-def nmc_update(st, x, reward):
-    if st.combo_n[code(st, x)] == 0.0 and st.ints[1] < st.pool.shape[0]:
-        st.pool[st.ints[1]] = x  # a combination joins the global bandit when first evaluated
+@kernel(inline="always")
+def nmc_update(st, x, reward, rng):
+    c = code(st, x)
+    if st.combo_n[c] == 0.0 and st.ints[1] < st.pool.shape[0]:
+        set_row(st.pool, st.ints[1], x)  # a combination joins the global bandit when first evaluated
+        st.pool_f[st.ints[1]] = c
         st.ints[1] += 1
     record(st, x, reward)
 
@@ -165,16 +201,19 @@ def nmc_update(st, x, reward):
 # current = the best elite of the last generation
 
 
-@kernel
+@kernel(inline="always")
 def ea_choose(st, rng, x):
-    if st.ints[2] == 0 and st.ints[1] == 0 and st.ints[3] == 0:
+    if st.ints[3] == 0:
         for k in range(st.pool.shape[0]):
-            random_combination(st, rng, st.pool[k])
+            for i in range(x.shape[0]):
+                x[i] = randint(rng, st.sizes[i])
+            repair(x, st.rules)
+            set_row(st.pool, k, x)
         st.ints[3] = 1
-    x[:] = st.pool[st.ints[1]]
+    get_row(st.pool, st.ints[1], x)
 
 
-@kernel
+@kernel(inline="always")
 def ea_update(st, x, reward, rng):
     record(st, x, reward)
     st.pool_f[st.ints[1]] = reward
@@ -183,23 +222,24 @@ def ea_update(st, x, reward, rng):
     if st.ints[1] < lam:
         return
     mu = np.int64(st.floats[0])
-    order = np.argsort(-st.pool_f + 1e-9 * np.arange(lam))  # fitness, ties to the older individual
-    elite = st.pool[order[:mu]].copy()
-    st.current[:] = elite[0]
-    for k in range(mu):
-        st.pool[k] = elite[k]
-    for k in range(mu, lam):
-        child = st.pool[k]
+    move_best_to_front(st, lam, mu)  # the elite: rows 0..mu-1
+    get_row(st.pool, 0, st.current)
+    d = x.shape[0]
+    for k in range(mu, lam):  # offspring, written over the rest of the population
         if uniform(rng) < st.floats[1]:
-            a, b = elite[randint(rng, mu)], elite[randint(rng, mu)]
-            for i in range(child.shape[0]):
-                child[i] = a[i] if uniform(rng) < 0.5 else b[i]
+            a, b = randint(rng, mu), randint(rng, mu)
+            for i in range(d):
+                st.pool[k, i] = st.pool[a, i] if uniform(rng) < 0.5 else st.pool[b, i]
         else:
-            child[:] = elite[randint(rng, mu)]
-            i = randint(rng, child.shape[0])
+            a = randint(rng, mu)
+            for i in range(d):
+                st.pool[k, i] = st.pool[a, i]
+            i = randint(rng, d)
             if st.sizes[i] > 1:
-                child[i] = (child[i] + 1 + randint(rng, st.sizes[i] - 1)) % st.sizes[i]
-        repair(child, st.rules)
+                st.pool[k, i] = (st.pool[k, i] + 1 + randint(rng, st.sizes[i] - 1)) % st.sizes[i]
+        get_row(st.pool, k, x)
+        repair(x, st.rules)
+        set_row(st.pool, k, x)
     st.ints[1] = 0
     st.ints[2] += 1
 
@@ -209,50 +249,51 @@ def ea_update(st, x, reward, rng):
 
 
 @kernel(inline="always")
-def ntbea_score(st, x, c_explore):
-    """Model UCB of x: the mean over its 1-tuples and its d-tuple of mean + C sqrt(ln N / n)."""
-    log_total = math.log(st.ints[TOTAL] + 1.0)
+def ntbea_score(st, x, width):
+    """Model UCB of x: the mean over its 1-tuples and its d-tuple of mean + C sqrt(ln N / n),
+    width = C sqrt(ln N); a tuple never sampled scores infinity (explored first)."""
     d = x.shape[0]
     total = 0.0
     for i in range(d):
-        n = st.value_n[i, x[i]]
-        mean = st.value_s[i, x[i]] / n if n > 0 else 0.0
-        total += mean + c_explore * math.sqrt(log_total / (n + 1e-6))
+        total += st.value_m[i, x[i]] + width * st.value_r[i, x[i]]
     if d > 1:
         c = code(st, x)
-        n = st.combo_n[c]
-        mean = st.combo_s[c] / n if n > 0 else 0.0
-        total += mean + c_explore * math.sqrt(log_total / (n + 1e-6))
+        total += st.combo_m[c] + width * st.combo_r[c]
         return total / (d + 1)
     return total
 
 
-@kernel
+@kernel(inline="always")
 def ntbea_choose(st, rng, x):
     if st.ints[1] == 0:
         random_combination(st, rng, st.current)
         st.ints[1] = 1
-    x[:] = st.current
+    for i in range(x.shape[0]):
+        x[i] = st.current[i]
 
 
-@kernel
+@kernel(inline="always")
 def ntbea_update(st, x, reward, rng):
+    """Learn x's reward, then move to the neighbour of the current point with the best model UCB.
+
+    x itself serves as scratch for the neighbours once its reward is recorded."""
     record(st, x, reward)
     neighbours = np.int64(st.floats[1])
+    width = st.floats[0] * math.sqrt(math.log(st.ints[TOTAL] + 1.0))
+    d = x.shape[0]
     best = -np.inf
-    candidate = st.current.copy()
-    chosen = st.current.copy()
     for _ in range(neighbours):
-        candidate[:] = st.current
-        i = randint(rng, candidate.shape[0])
+        for i in range(d):
+            x[i] = st.current[i]
+        i = randint(rng, d)
         if st.sizes[i] > 1:
-            candidate[i] = (candidate[i] + 1 + randint(rng, st.sizes[i] - 1)) % st.sizes[i]
-        repair(candidate, st.rules)
-        score = ntbea_score(st, candidate, st.floats[0])
-        if score > best:
+            x[i] = (x[i] + 1 + randint(rng, st.sizes[i] - 1)) % st.sizes[i]
+        repair(x, st.rules)
+        score = ntbea_score(st, x, width)
+        if score > best or (score == best and randint(rng, 2) == 0):
             best = score
-            chosen[:] = candidate
-    st.current[:] = chosen
+            set_row(st.pool, 0, x)
+    get_row(st.pool, 0, st.current)
 
 
 # --- LSI (linear side information) ---------------------------------------------------------------
@@ -261,15 +302,16 @@ def ntbea_update(st, x, reward, rng):
 # candidate, 5 candidate index; pool = candidates, pool_f = their reward sums this round
 
 
-@kernel
+@kernel(inline="always")
 def lsi_choose(st, rng, x):
     phase = st.ints[1]
     if phase == 0:
         random_combination(st, rng, x)
     elif phase == 1:
-        x[:] = st.pool[st.ints[5]]
+        get_row(st.pool, st.ints[5], x)
     else:
-        x[:] = st.current
+        for i in range(x.shape[0]):
+            x[i] = st.current[i]
 
 
 @kernel(inline="always")
@@ -281,7 +323,7 @@ def lsi_round_budget(st):
     return max(1, np.int64(evaluation / (alive * rounds)))
 
 
-@kernel
+@kernel(inline="always")
 def lsi_update(st, x, reward, rng):
     record(st, x, reward)
     phase = st.ints[1]
@@ -289,8 +331,8 @@ def lsi_update(st, x, reward, rng):
         if st.ints[TOTAL] < st.floats[0] * st.floats[1]:
             return
         k = min(np.int64(st.floats[2]), st.pool.shape[0])
+        cand = x  # recorded already: x serves as scratch
         for j in range(k):  # candidates drawn value by value in proportion to the side information
-            cand = st.pool[j]
             for i in range(cand.shape[0]):
                 weights_total = 0.0
                 for v in range(st.sizes[i]):
@@ -305,7 +347,9 @@ def lsi_update(st, x, reward, rng):
                         cand[i] = v
                         break
             repair(cand, st.rules)
-        st.pool_f[:] = 0.0
+            set_row(st.pool, j, cand)
+        for j in range(st.pool_f.shape[0]):
+            st.pool_f[j] = 0.0
         st.ints[1], st.ints[2], st.ints[3], st.ints[5] = 1, k, 0, 0
         st.ints[4] = lsi_round_budget(st)
         return
@@ -321,15 +365,14 @@ def lsi_update(st, x, reward, rng):
     if st.ints[5] < st.ints[2]:
         return
     alive = st.ints[2]  # the round is over: keep the better half (by this round's rewards)
-    order = np.argsort(-st.pool_f[:alive] + 1e-9 * np.arange(alive))
     keep = max(1, alive // 2)
-    survivors = st.pool[order[:keep]].copy()
-    st.pool[:keep] = survivors
-    st.pool_f[:] = 0.0
+    move_best_to_front(st, alive, keep)
+    for j in range(st.pool_f.shape[0]):
+        st.pool_f[j] = 0.0
     st.ints[2], st.ints[3], st.ints[5] = keep, st.ints[3] + 1, 0
     st.ints[4] = lsi_round_budget(st)
     if keep == 1:
-        st.current[:] = st.pool[0]
+        get_row(st.pool, 0, st.current)
         st.ints[1] = 2
 
 
@@ -349,15 +392,44 @@ def recommend_lcb(st, x):
     return pick >= 0
 
 
-# name -> (choose, update, whether update also takes the rng)
-KINDS = {
-    "random": (random_choose, plain_update, False),
-    "grid": (grid_choose, plain_update, False),
-    "nmc": (nmc_choose, nmc_update, False),
-    "ea": (ea_choose, ea_update, True),
-    "ntbea": (ntbea_choose, ntbea_update, True),
-    "lsi": (lsi_choose, lsi_update, True),
-}
+# Every strategy's steps are reached through one `choose` and one `update` that switch on an integer
+# kind: a kernel passed as an argument is not inlined by numba, and each call then pays reference
+# counting on every array of the state (measured: 170-2000 ns a step instead of tens).
+KINDS = {"random": 0, "grid": 1, "nmc": 2, "ea": 3, "ntbea": 4, "lsi": 5}
+
+
+@kernel(inline="always")
+def choose(kind, st, rng, x):
+    """Write the next combination of strategy `kind` into x."""
+    if kind == 0:
+        random_choose(st, rng, x)
+    elif kind == 1:
+        grid_choose(st, rng, x)
+    elif kind == 2:
+        nmc_choose(st, rng, x)
+    elif kind == 3:
+        ea_choose(st, rng, x)
+    elif kind == 4:
+        ntbea_choose(st, rng, x)
+    else:
+        lsi_choose(st, rng, x)
+
+
+@kernel(inline="always")
+def update(kind, st, x, reward, rng):
+    """Let strategy `kind` learn the reward of x (x may be overwritten: it serves as scratch)."""
+    if kind == 2:
+        nmc_update(st, x, reward, rng)
+    elif kind == 3:
+        ea_update(st, x, reward, rng)
+    elif kind == 4:
+        ntbea_update(st, x, reward, rng)
+    elif kind == 5:
+        lsi_update(st, x, reward, rng)
+    else:
+        plain_update(st, x, reward, rng)
+
+
 DEFAULTS = {
     "random": {},
     "grid": {},
@@ -386,9 +458,13 @@ class Strategy:
         self.space, self.kind = space, kind
         self.settings = {**DEFAULTS[kind], **settings}
         self.rng = make_rng(seed)
-        self._choose, self._update, self._update_rng = KINDS[kind]
+        self.kind_id = KINDS[kind]
         self.state = self._new_state()
         self._x = np.zeros(len(space), dtype=np.int64)
+
+    def reset(self) -> None:
+        """Forget everything learnt (a new game, for on-line tuning)."""
+        self.state = self._new_state()
 
     def _new_state(self) -> TunerState:
         space, o = self.space, self.settings
@@ -407,6 +483,7 @@ class Strategy:
             pool_rows = o["population"]
         elif self.kind == "ntbea":
             floats[:2] = o["c"], o["neighbours"]
+            pool_rows = 1  # the best neighbour so far
         elif self.kind == "lsi":
             k = o["candidates"] or (20 if d <= 2 else 2000)
             # sequential halving samples each of k candidates at least once per round, 2k in all:
@@ -419,8 +496,12 @@ class Strategy:
             rules=space.rules.copy(),
             value_n=np.zeros((d, int(space.sizes.max()))),
             value_s=np.zeros((d, int(space.sizes.max()))),
+            value_m=np.zeros((d, int(space.sizes.max()))),
+            value_r=np.full((d, int(space.sizes.max())), np.inf),
             combo_n=np.zeros(total),
             combo_s=np.zeros(total),
+            combo_m=np.zeros(total),
+            combo_r=np.full(total, np.inf),
             pool=np.zeros((pool_rows, d), dtype=np.int64),
             pool_f=np.zeros(pool_rows),
             ints=np.zeros(8, dtype=np.int64),
@@ -430,16 +511,13 @@ class Strategy:
 
     def ask(self) -> np.ndarray:
         """The next combination to evaluate (value indices)."""
-        self._choose(self.state, self.rng, self._x)
+        choose(self.kind_id, self.state, self.rng, self._x)
         return self._x.copy()
 
     def tell(self, x, reward: float) -> None:
         """The reward in [0, 1] of combination x (as returned by ask)."""
-        x = np.asarray(x, dtype=np.int64)
-        if self._update_rng:
-            self._update(self.state, x, float(reward), self.rng)
-        else:
-            self._update(self.state, x, float(reward))
+        x = np.array(x, dtype=np.int64)  # a copy: update may use it as scratch
+        update(self.kind_id, self.state, x, float(reward), self.rng)
 
     def recommend(self) -> np.ndarray:
         """The best combination so far: the winner for LSI, else the best lower confidence bound."""

@@ -1,0 +1,101 @@
+"""What on-line tuning costs: tuned SP/AP against the same agent with fixed parameters.
+
+Two figures per strategy, game and number of tuned parameters (2: SP C+eps, 4: AP C+eps+K+Ref,
+6: AP all), on one core:
+- `ratio`: simulations/s tuned / fixed, medians over interleaved rounds. The tuned parameter values
+  themselves change what a simulation costs (a high epsilon makes cheaper playouts), so this mixes
+  the tuner's cost with the effect of the values it picks;
+- `overhead`: the tuner's own cost, isolated: ns for one choose+update per player (two per
+  simulation) in a compiled loop, as a percentage of a fixed-parameter simulation.
+
+    .venv/bin/python benchmarks/tuning_overhead.py [--simulations 3000] [--rounds 5] [--seed 0] [--json out.json]
+"""
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+from numba import njit
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import games  # noqa: E402
+import search  # noqa: E402
+from benchmarks.common import environment  # noqa: E402
+from games.rng import make_rng  # noqa: E402
+from tuner.strategies import choose, update  # noqa: E402
+
+STRATEGIES = ["nmc", "lsi", "ea", "ntbea", "grid", "random"]
+SETUPS = [("sp", "C+eps"), ("ap", "C+eps+K+Ref"), ("ap", "all")]
+
+
+@njit(nogil=True)
+def tuner_steps(kind, state, rng, n, rewards):
+    """n choose+update steps with rewards from a fixed sequence (what the search adds per player)."""
+    x = np.zeros(state.sizes.shape[0], dtype=np.int64)
+    for i in range(n):
+        choose(kind, state, rng, x)
+        update(kind, state, x, rewards[i % rewards.shape[0]], rng)
+
+
+def rate(agent, state, rounds=1):
+    agent.new_game(0)
+    agent.select_action(state)
+    return agent.last_search.simulations / agent.last_search.seconds
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--simulations", type=int, default=3000, help="simulations per timed search")
+    parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds; medians are reported")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json")
+    args = parser.parse_args()
+    rows = []
+    print(f"{'game':<10}{'agent':<6}{'tuned':<13}{'strategy':<9}{'fixed sims/s':>13}{'tuned sims/s':>13}"
+          f"{'ratio':>7}{'tuner ns':>10}{'overhead':>10}")  # fmt: skip
+    rewards = (np.random.default_rng(args.seed).random(4096) < 0.5).astype(np.float64)
+    for name in ("connect4", "othello"):
+        game = games.load(name)
+        state = game.new_initial_state()
+        for agent_name, tune in SETUPS:
+            fixed_spec = f"{agent_name}:simulations={args.simulations}"
+            fixed = search.make_agent(game, fixed_spec, seed=args.seed)
+            rate(fixed, state)
+            for strategy in STRATEGIES:
+                spec = f"{fixed_spec},tuner={strategy},tune={tune}"
+                tuned = search.make_agent(game, spec, seed=args.seed)
+                rate(tuned, state)  # compile
+                pairs = [(rate(fixed, state), rate(tuned, state)) for _ in range(args.rounds)]
+                f = statistics.median(p[0] for p in pairs)
+                t = statistics.median(p[1] for p in pairs)
+                ratio = statistics.median(p[1] / p[0] for p in pairs)
+                tuner = tuned.search.tuners[0]
+                tuner.reset()
+                tuner_steps(tuner.kind_id, tuner.state, make_rng(1), 10, rewards)
+                per_step = []
+                for _ in range(args.rounds):
+                    tuner.reset()
+                    t0 = time.perf_counter()
+                    tuner_steps(tuner.kind_id, tuner.state, make_rng(1), 20000, rewards)
+                    per_step.append((time.perf_counter() - t0) / 20000 * 1e9)
+                ns = statistics.median(per_step)
+                overhead = 2 * ns * 1e-9 * f  # two players' steps per simulation, against a fixed simulation
+                row = {"game": name, "agent": agent_name, "tuned": tune, "strategy": strategy, "fixed": f}
+                rows.append({**row, "tuned_rate": t, "ratio": ratio, "tuner_ns": ns, "overhead": overhead})
+                print(f"{name:<10}{agent_name:<6}{tune:<13}{strategy:<9}{f:>13,.0f}{t:>13,.0f}{ratio:>7.2f}"
+                      f"{ns:>10.0f}{overhead:>9.1%}")  # fmt: skip
+    env = environment(args.seed)
+    print(f"seed {args.seed}, commit {env['commit']}, numba {env['versions']['numba']}")
+    if args.json:
+        import json
+
+        with open(args.json, "w") as f:
+            json.dump({"environment": env, "rows": rows}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
