@@ -1,0 +1,104 @@
+"""On-line parameter tuning (Sironi, Liu, Winands, 002_e8212c0f21d8b4d0.txt): Tables II and V analogues.
+
+- Table II: SP tuning C and epsilon on-line with each allocation strategy, against SP with the
+  default (off-line tuned) C = 0.2, epsilon = 0.4; on Connect4, Breakthrough and 6x6 Othello.
+- Table V: SP tuning C and epsilon with NTBEA against SP whose C and epsilon are drawn uniformly
+  from Table I's discrete domains before each game; on Connect4 and Breakthrough.
+Every match is seat-balanced, with 95% intervals.
+
+    .venv/bin/python experiments/sa_mcts.py [--quick] [--simulations 1000] [--games 200] [--seed 0]
+"""
+
+import argparse
+import json
+import os
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+from joblib import Parallel, delayed
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import games  # noqa: E402
+import search  # noqa: E402
+from benchmarks.common import environment  # noqa: E402
+from search.mcts import EPSILON, C  # noqa: E402
+from tuner.arena import Record, play_game, play_match  # noqa: E402
+from tuner.space import SA_MCTS_TABLE_I  # noqa: E402
+
+
+@dataclass
+class Args:
+    simulations: int = 1000  # per move (the paper plays 1 s per move in GGP, with far slower simulations)
+    games: int = 200  # per match
+    seed: int = 0
+    workers: int = 2
+    out: str = "experiments/results/sa_mcts"
+
+
+STRATEGIES = ["nmc", "lsi", "ea", "ntbea", "grid", "random"]
+
+
+def table2_match(args, game, strategy, seed):
+    tuned = f"sp:simulations={args.simulations},tuner={strategy}"
+    return play_match(game, tuned, f"sp:simulations={args.simulations}", args.games, seed).total
+
+
+def table5_match(args, game, seed):
+    """NTBEA-tuned SP (A) against SP with C and epsilon drawn at random before each game (B)."""
+    g = games.load(game)
+    tuned = search.make_agent(g, f"sp:simulations={args.simulations},tuner=ntbea", seed=seed)
+    drawn = search.make_agent(g, f"sp:simulations={args.simulations}", seed=seed + 1)
+    draws = np.random.default_rng(seed)
+    record = Record()
+    for i in range(args.games):
+        for row in drawn.search.params:  # both rows: the agent's own and its model of the opponent
+            row[C] = draws.choice(SA_MCTS_TABLE_I["C"].values)
+            row[EPSILON] = draws.choice(SA_MCTS_TABLE_I["eps"].values)
+        record.add(play_game(g, tuned, drawn, seed, i).outcome)
+    return record
+
+
+def line(label, record):
+    low, high = record.score_interval()
+    wdl = f"{record.wins:>4}-{record.draws}-{record.losses:<4}"
+    return f"  {label:<28} {wdl} score {record.score:.3f} [{low:.2f}, {high:.2f}]"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    for name, value in vars(Args()).items():
+        parser.add_argument(f"--{name}", type=type(value), default=value)
+    parser.add_argument("--quick", action="store_true", help="tiny budgets, to check that the script runs")
+    parsed = parser.parse_args()
+    args = Args(**{k: v for k, v in vars(parsed).items() if k != "quick"})
+    if parsed.quick:
+        args.simulations, args.games = 50, 2
+    os.makedirs(args.out, exist_ok=True)
+    results = {"environment": environment(args.seed), "args": vars(args), "table2": [], "table5": []}
+
+    print(f"Table II analogue: SP tuning C and eps on-line vs default SP, {args.games} games, {args.simulations} sims")
+    jobs = [(game, s) for game in ("connect4", "breakthrough", "othello6") for s in STRATEGIES]
+    records = Parallel(n_jobs=args.workers)(
+        delayed(table2_match)(args, game, s, args.seed + 97 * j) for j, (game, s) in enumerate(jobs)
+    )
+    for (game, strategy), record in zip(jobs, records):
+        results["table2"].append({"game": game, "strategy": strategy, **record.to_dict()})
+        print(line(f"{game} SP-{strategy}", record))
+
+    print(f"\nTable V analogue: SP-NTBEA vs SP with C and eps drawn at random each game, {args.games} games")
+    table5 = Parallel(n_jobs=args.workers)(
+        delayed(table5_match)(args, game, args.seed + 13 * j) for j, game in enumerate(("connect4", "breakthrough"))
+    )
+    for game, record in zip(("connect4", "breakthrough"), table5):
+        results["table5"].append({"game": game, **record.to_dict()})
+        print(line(f"{game} SP-NTBEA vs random C,eps", record))
+
+    with open(os.path.join(args.out, "results.json"), "w") as f:
+        json.dump(results, f, indent=1)
+    print(f"\nresults in {args.out}")
+
+
+if __name__ == "__main__":
+    main()
