@@ -44,6 +44,7 @@ TunerState = namedtuple(
     ],
 )
 TOTAL = 0  # ints[0]: updates so far
+UCB_CACHE = 7  # floats[7] > 0: keep value_m/value_r/combo_m/combo_r current (NMC and NTBEA)
 
 
 @kernel(inline="always")
@@ -93,18 +94,22 @@ def move_best_to_front(st, count, keep):
 
 @kernel(inline="always")
 def record(st, x, reward):
-    """Learn reward for x: its value and combination statistics (kept ready for UCB) and the total."""
+    """Learn reward for x: its value and combination statistics and the total; the means and
+    1 / sqrt(n) that UCB reads are kept up to date only for the strategies that use them (floats[7])."""
+    ucb = st.floats[UCB_CACHE] > 0.0
     for i in range(x.shape[0]):
         v = x[i]
         st.value_n[i, v] += 1.0
         st.value_s[i, v] += reward
-        st.value_m[i, v] = st.value_s[i, v] / st.value_n[i, v]
-        st.value_r[i, v] = 1.0 / math.sqrt(st.value_n[i, v])
+        if ucb:
+            st.value_m[i, v] = st.value_s[i, v] / st.value_n[i, v]
+            st.value_r[i, v] = 1.0 / math.sqrt(st.value_n[i, v])
     c = code(st, x)
     st.combo_n[c] += 1.0
     st.combo_s[c] += reward
-    st.combo_m[c] = st.combo_s[c] / st.combo_n[c]
-    st.combo_r[c] = 1.0 / math.sqrt(st.combo_n[c])
+    if ucb:
+        st.combo_m[c] = st.combo_s[c] / st.combo_n[c]
+        st.combo_r[c] = 1.0 / math.sqrt(st.combo_n[c])
     st.ints[TOTAL] += 1
 
 
@@ -473,6 +478,8 @@ class Strategy:
             raise ValueError(f"the space has {total} combinations; at most {1 << 24} are supported")
         floats = np.zeros(8)
         pool_rows = 1
+        if self.kind in ("nmc", "ntbea"):
+            floats[UCB_CACHE] = 1.0
         if self.kind == "nmc":
             floats[:3] = o["eps0"], o["c_local"], o["c_global"]
             pool_rows = min(total, 1 << 16)
