@@ -200,16 +200,24 @@ def simulate(g, tree, root_state, params, settings, rng, s, legal, scores, path,
     return w
 
 
+@kernel(inline="always")
+def work_buffers(root_state, max_legal, max_length):
+    """A simulation's scratch: state, legal moves, child scores, path and movers, moves and players."""
+    return (
+        root_state.copy(),
+        np.empty(max_legal, dtype=np.int64),
+        np.empty(max_legal),
+        np.empty(max_length + 1, dtype=np.int64),
+        np.empty(max_length + 1, dtype=np.int64),
+        np.empty(max_length, dtype=np.int64),
+        np.empty(max_length, dtype=np.int64),
+    )
+
+
 @kernel
 def run_simulations(g, tree, root_state, params, settings, n_simulations, rng, max_legal, max_length):
     """Up to `n_simulations` simulations from the tree's root; stops early when the tree is full."""
-    s = root_state.copy()
-    legal = np.empty(max_legal, dtype=np.int64)
-    scores = np.empty(max_legal)
-    path = np.empty(max_length + 1, dtype=np.int64)
-    movers = np.empty(max_length + 1, dtype=np.int64)
-    moves = np.empty(max_length, dtype=np.int64)
-    players = np.empty(max_length, dtype=np.int64)
+    s, legal, scores, path, movers, moves, players = work_buffers(root_state, max_legal, max_length)
     for i in range(n_simulations):
         if tree.meta[FULL] == 1:
             return i
@@ -225,13 +233,7 @@ def run_tuned_simulations(g, tree, root_state, params, settings, n_simulations, 
     kind: the allocation strategy (tuner.strategies.KINDS); state0/state1: each player's strategy
     state; values [d, V]: the values of the d tuned parameters; columns [d]: their places in params.
     """
-    s = root_state.copy()
-    legal = np.empty(max_legal, dtype=np.int64)
-    scores = np.empty(max_legal)
-    path = np.empty(max_length + 1, dtype=np.int64)
-    movers = np.empty(max_length + 1, dtype=np.int64)
-    moves = np.empty(max_length, dtype=np.int64)
-    players = np.empty(max_length, dtype=np.int64)
+    s, legal, scores, path, movers, moves, players = work_buffers(root_state, max_legal, max_length)
     d = columns.shape[0]
     x0 = np.zeros(d, dtype=np.int64)
     x1 = np.zeros(d, dtype=np.int64)
