@@ -26,20 +26,25 @@ OPENSPIEL_NAMES = {"connect4": "connect_four", "othello": "othello"}
 UCT_C = 2.0  # OpenSpiel's usual exploration constant for MCTSBot with +1/-1 returns
 
 
-def position(name: str, plies: int, seed: int):
-    """Our state after `plies` seeded random moves, and the same OpenSpiel state."""
+def openspiel_state(name: str, history):
+    """OpenSpiel's state after the moves `history` (our action ids are OpenSpiel's)."""
     import pyspiel
 
+    reference = pyspiel.load_game(OPENSPIEL_NAMES[name]).new_initial_state()
+    for a in history:
+        reference.apply_action(a)
+    return reference
+
+
+def position(name: str, plies: int, seed: int):
+    """Our state after `plies` seeded random moves, and the same OpenSpiel state."""
     import games
 
     state = games.load(name).new_initial_state()
     rnd = random.Random(seed)
     for _ in range(plies):
         state.apply_action(rnd.choice(state.legal_actions()))
-    reference = pyspiel.load_game(OPENSPIEL_NAMES[name]).new_initial_state()
-    for a in state.history():
-        reference.apply_action(a)
-    return state, reference
+    return state, openspiel_state(name, state.history())
 
 
 def openspiel_bot(name: str, simulations: int, seed: int):
@@ -110,16 +115,7 @@ def strength(name, simulations, games, seed):
             self.bot = openspiel_bot(name, simulations, int(seed or 0) % (2**31))
 
         def select_action(self, state):
-            _, reference = position_from(state)
-            return self.bot.step(reference)
-
-    def position_from(state):
-        import pyspiel
-
-        reference = pyspiel.load_game(OPENSPIEL_NAMES[name]).new_initial_state()
-        for a in state.history():
-            reference.apply_action(a)
-        return state, reference
+            return self.bot.step(openspiel_state(name, state.history()))
 
     game = registry.load(name)
     ours = search.make_agent(game, f"mcts:simulations={simulations}", seed=seed)
