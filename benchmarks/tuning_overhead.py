@@ -6,7 +6,8 @@ Two figures per strategy, game and number of tuned parameters (2: SP C+eps, 4: A
   themselves change what a simulation costs (a high epsilon makes cheaper playouts), so this mixes
   the tuner's cost with the effect of the values it picks;
 - `overhead`: the tuner's own cost, isolated: ns for one choose+update per player (two per
-  simulation) in a compiled loop, as a percentage of a fixed-parameter simulation.
+  simulation) in a compiled loop, as a percentage of a fixed-parameter simulation. For CMA-ES
+  (pycma, in Python) it is the cost of one generation's ask+tell divided by the population.
 
     .venv/bin/python benchmarks/tuning_overhead.py [--simulations 3000] [--rounds 5] [--seed 0] [--json out.json]
 """
@@ -28,20 +29,42 @@ from benchmarks.common import environment  # noqa: E402
 from games.rng import make_rng  # noqa: E402
 from tuner.strategies import choose, update  # noqa: E402
 
-STRATEGIES = ["nmc", "lsi", "ea", "ntbea", "grid", "random"]
+STRATEGIES = ["nmc", "lsi", "ea", "ntbea", "cmaes", "grid", "random"]
 SETUPS = [("sp", "C+eps"), ("ap", "C+eps+K+Ref"), ("ap", "all")]
 
 
-@njit(nogil=True)
-def tuner_steps(kind, state, rng, n, rewards):
+@njit(nogil=True, error_model="numpy")  # as every kernel (games.jit)
+def tuner_steps(state, rng, n, rewards):
     """n choose+update steps with rewards from a fixed sequence (what the search adds per player)."""
     x = np.zeros(state.sizes.shape[0], dtype=np.int64)
     for i in range(n):
-        choose(kind, state, rng, x)
-        update(kind, state, x, rewards[i % rewards.shape[0]], rng)
+        choose(state, rng, x)
+        update(state, x, rewards[i % rewards.shape[0]], rng)
 
 
-def rate(agent, state, rounds=1):
+def tuner_cost(tuner, rounds, rewards, steps=20000):
+    """Median ns per choose+update (per point for CMA-ES) of a fresh tuner, over `rounds` runs."""
+    per_step = []
+    if tuner.kind == "cmaes":
+        steps = 2000
+    else:
+        tuner_steps(tuner.state, make_rng(1), 10, rewards)  # compile
+    for _ in range(rounds):
+        tuner.reset()
+        t0 = time.perf_counter()
+        if tuner.kind == "cmaes":
+            done = 0
+            while done < steps:
+                points = tuner.ask_generation()
+                tuner.tell_generation(rewards[done % 4000 : done % 4000 + len(points)])
+                done += len(points)
+        else:
+            tuner_steps(tuner.state, make_rng(1), steps, rewards)
+        per_step.append((time.perf_counter() - t0) / steps * 1e9)
+    return statistics.median(per_step)
+
+
+def rate(agent, state):
     agent.new_game(0)
     agent.select_action(state)
     return agent.last_search.simulations / agent.last_search.seconds
@@ -73,16 +96,7 @@ def main():
                 f = statistics.median(p[0] for p in pairs)
                 t = statistics.median(p[1] for p in pairs)
                 ratio = statistics.median(p[1] / p[0] for p in pairs)
-                tuner = tuned.search.tuners[0]
-                tuner.reset()
-                tuner_steps(tuner.kind_id, tuner.state, make_rng(1), 10, rewards)
-                per_step = []
-                for _ in range(args.rounds):
-                    tuner.reset()
-                    t0 = time.perf_counter()
-                    tuner_steps(tuner.kind_id, tuner.state, make_rng(1), 20000, rewards)
-                    per_step.append((time.perf_counter() - t0) / 20000 * 1e9)
-                ns = statistics.median(per_step)
+                ns = tuner_cost(tuned.search.tuners[0], args.rounds, rewards)
                 overhead = 2 * ns * 1e-9 * f  # two players' steps per simulation, against a fixed simulation
                 row = {"game": name, "agent": agent_name, "tuned": tune, "strategy": strategy, "fixed": f}
                 rows.append({**row, "tuned_rate": t, "ratio": ratio, "tuner_ns": ns, "overhead": overhead})

@@ -1,7 +1,9 @@
-"""On-line parameter tuning (Sironi, Liu, Winands, 002_e8212c0f21d8b4d0.txt): Tables II and V analogues.
+"""On-line parameter tuning (Sironi, Liu, Winands, 002_e8212c0f21d8b4d0.txt): Tables II, III and V analogues.
 
 - Table II: SP tuning C and epsilon on-line with each allocation strategy, against SP with the
   default (off-line tuned) C = 0.2, epsilon = 0.4; on Connect4, Breakthrough and 6x6 Othello.
+- Table III: AP tuning C, epsilon, K and Ref on-line with each strategy, against AP with the
+  defaults; on Connect4.
 - Table V: SP tuning C and epsilon with NTBEA against SP whose C and epsilon are drawn uniformly
   from Table I's discrete domains before each game; on Connect4 and Breakthrough.
 Every match is seat-balanced, with 95% intervals.
@@ -37,12 +39,13 @@ class Args:
     out: str = "experiments/results/sa_mcts"
 
 
-STRATEGIES = ["nmc", "lsi", "ea", "ntbea", "grid", "random"]
+STRATEGIES = ["nmc", "lsi", "ea", "ntbea", "cmaes", "grid", "random"]
 
 
-def table2_match(args, game, strategy, seed):
-    tuned = f"sp:simulations={args.simulations},tuner={strategy}"
-    return play_match(game, tuned, f"sp:simulations={args.simulations}", args.games, seed).total
+def tuned_match(args, game, agent, tune, strategy, seed):
+    """`agent` tuning `tune` on-line with `strategy` (A) against the same agent with its defaults (B)."""
+    fixed = f"{agent}:simulations={args.simulations}"
+    return play_match(game, f"{fixed},tuner={strategy},tune={tune}", fixed, args.games, seed).total
 
 
 def table5_match(args, game, seed):
@@ -76,16 +79,22 @@ def main():
     if parsed.quick:
         args.simulations, args.games = 50, 2
     os.makedirs(args.out, exist_ok=True)
-    results = {"environment": environment(args.seed), "args": vars(args), "table2": [], "table5": []}
+    results = {"environment": environment(args.seed), "args": vars(args), "table2": [], "table3": [], "table5": []}
 
-    print(f"Table II analogue: SP tuning C and eps on-line vs default SP, {args.games} games, {args.simulations} sims")
-    jobs = [(game, s) for game in ("connect4", "breakthrough", "othello6") for s in STRATEGIES]
+    jobs = [("table2", game, "sp", "C+eps", s) for game in ("connect4", "breakthrough", "othello6") for s in STRATEGIES]
+    jobs += [("table3", "connect4", "ap", "C+eps+K+Ref", s) for s in STRATEGIES]
     records = Parallel(n_jobs=args.workers)(
-        delayed(table2_match)(args, game, s, args.seed + 97 * j) for j, (game, s) in enumerate(jobs)
+        delayed(tuned_match)(args, *job[1:], args.seed + 97 * j) for j, job in enumerate(jobs)
     )
-    for (game, strategy), record in zip(jobs, records):
-        results["table2"].append({"game": game, "strategy": strategy, **record.to_dict()})
-        print(line(f"{game} SP-{strategy}", record))
+    titles = {
+        "table2": "Table II analogue: SP tuning C and eps on-line vs default SP",
+        "table3": "Table III analogue: AP tuning C, eps, K and Ref on-line vs default AP",
+    }
+    for (table, game, agent, tune, strategy), record in zip(jobs, records):
+        if not results[table]:
+            print(f"{titles[table]}, {args.games} games, {args.simulations} simulations")
+        results[table].append({"game": game, "agent": agent, "tuned": tune, "strategy": strategy, **record.to_dict()})
+        print(line(f"{game} {agent.upper()}-{strategy}", record))
 
     print(f"\nTable V analogue: SP-NTBEA vs SP with C and eps drawn at random each game, {args.games} games")
     table5 = Parallel(n_jobs=args.workers)(

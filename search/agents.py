@@ -22,6 +22,9 @@ from search.mcts import ALPHADDA, EPSILON, MCTS, REF, UCB1, VO, C, K, SearchResu
 from search.minimax import empty_squares, evaluation, minimax_action
 from search.move_choice import choose_move
 from search.strength import INTRA_MOVES, InterGame, IntraGame, StrengthAdjuster
+from tuner.space import sa_mcts_space
+from tuner.strategies import NAMES as STRATEGY_NAMES
+from tuner.strategies import make_strategy
 
 
 class Agent:
@@ -87,18 +90,10 @@ class MCTSAgent(Agent):
             self.adjuster.game_over(returns, self._seat)
 
     def tuning(self) -> list[dict] | None:
-        """What the on-line tuners did this game, per player: samples per value and the recommendation."""
+        """What the on-line tuners did this game, per player (e.g. samples per value, the recommendation)."""
         if self.search.tuners is None:
             return None
-        report = []
-        for tuner in self.search.tuners:
-            best = tuner.recommend()
-            report.append({
-                "samples_per_value": tuner.samples_per_value(),
-                "combinations_sampled": int((tuner.state.combo_n > 0).sum()),
-                "recommended": dict(zip(tuner.space.names, tuner.space.values_of(best))),
-            })  # fmt: skip
-        return report
+        return [tuner.report() for tuner in self.search.tuners]
 
     def select_action(self, state):
         self._seat = state.current_player()
@@ -199,7 +194,7 @@ _SP_KEYS = {
     "decay": Key(_number(0, 1), 0.2, "MAST statistics are multiplied by this after each real move"),
 }
 _TUNE_KEYS = {
-    "tuner": Key(_choice("none", "nmc", "lsi", "ea", "ntbea", "grid", "random"), "none", "on-line tuning strategy"),
+    "tuner": Key(_choice("none", *STRATEGY_NAMES), "none", "on-line tuning strategy"),
     "tune": Key(str, "C+eps", "tuned parameters joined by +, from C, eps, VO, T (ap also K, Ref), or all"),
     "eps0": Key(_number(0, 1), 0.75, "nmc: exploration probability"),
     "population": Key(_number(2, integer=True), 50, "ea: population size"),
@@ -208,6 +203,8 @@ _TUNE_KEYS = {
     "ntbea_c": Key(_number(), 0.2, "ntbea: UCB constant of the landscape model"),
     "neighbours": Key(_number(1, integer=True), 5, "ntbea: neighbours per step"),
     "lsi_budget": Key(_number(2, integer=True), None, "lsi: samples in a game (default: simulations x moves)"),
+    "sigma": Key(_number(1e-9), 0.3, "cmaes: initial step size in [0, 1]^d"),
+    "popsize": Key(_number(2, integer=True), None, "cmaes: population (default pycma's 4 + 3 ln d)"),
 }
 _SP_KEYS.update(_TUNE_KEYS)
 _AP_KEYS = {
@@ -247,9 +244,6 @@ _COLUMNS = {"C": C, "eps": EPSILON, "K": K, "Ref": REF, "VO": VO, "T": T}
 
 def _tuners(game, seed, o, grave):
     """The pair of on-line tuners (one per player) and the parameter columns they set, or (None, ())."""
-    from tuner.space import sa_mcts_space
-    from tuner.strategies import Strategy
-
     if o["tuner"] == "none":
         return None, ()
     allowed = list(_COLUMNS) if grave else ["C", "eps", "VO", "T"]
@@ -264,8 +258,9 @@ def _tuners(game, seed, o, grave):
         "ea": {"population": o["population"], "elite": o["elite"], "crossover": o["crossover"]},
         "ntbea": {"c": o["ntbea_c"], "neighbours": o["neighbours"]},
         "lsi": {"budget": o["lsi_budget"] or _lsi_budget(game, o)},
+        "cmaes": {"sigma": o["sigma"], "popsize": o["popsize"]},
     }.get(kind, {})
-    tuners = tuple(Strategy(space, kind, seed + p, **settings) for p in (0, 1))
+    tuners = tuple(make_strategy(space, kind, seed + p, **settings) for p in (0, 1))
     return tuners, [_COLUMNS[n] for n in names]
 
 

@@ -227,11 +227,11 @@ def run_simulations(g, tree, root_state, params, settings, n_simulations, rng, m
 
 @kernel
 def run_tuned_simulations(g, tree, root_state, params, settings, n_simulations, rng, max_legal, max_length,
-                          kind, state0, state1, values, columns):  # fmt: skip
+                          state0, state1, values, columns):  # fmt: skip
     """As run_simulations, with each player's tuned parameters chosen before every simulation.
 
-    kind: the allocation strategy (tuner.strategies.KINDS); state0/state1: each player's strategy
-    state; values [d, V]: the values of the d tuned parameters; columns [d]: their places in params.
+    state0/state1: each player's strategy state (its type selects the strategy, tuner.strategies);
+    values [d, V]: the values of the d tuned parameters; columns [d]: their places in params.
     """
     s, legal, scores, path, movers, moves, players = work_buffers(root_state, max_legal, max_length)
     d = columns.shape[0]
@@ -240,14 +240,38 @@ def run_tuned_simulations(g, tree, root_state, params, settings, n_simulations, 
     for i in range(n_simulations):
         if tree.meta[FULL] == 1:
             return i
-        tuner_choose(kind, state0, rng, x0)
-        tuner_choose(kind, state1, rng, x1)
+        tuner_choose(state0, rng, x0)
+        tuner_choose(state1, rng, x1)
         for j in range(d):
             params[0, columns[j]] = values[j, x0[j]]
             params[1, columns[j]] = values[j, x1[j]]
         w = simulate(g, tree, root_state, params, settings, rng, s, legal, scores, path, movers, moves, players)
-        tuner_update(kind, state0, x0, reward(w, 0), rng)
-        tuner_update(kind, state1, x1, reward(w, 1), rng)
+        tuner_update(state0, x0, reward(w, 0), rng)
+        tuner_update(state1, x1, reward(w, 1), rng)
+    return n_simulations
+
+
+@kernel
+def run_batch_simulations(g, tree, root_state, params, settings, n_simulations, rng, max_legal, max_length,
+                          batch0, batch1, next_row, rewards0, rewards1, columns):  # fmt: skip
+    """As run_simulations, each player's tuned parameters taken in turn from its batch (one simulation
+    per row, from next_row[p] on) and each row's reward written out; stops when a batch is used up.
+
+    batch0/batch1 [rows, d]: parameter values per row for players 0 and 1; columns [d]: their places in params.
+    """
+    s, legal, scores, path, movers, moves, players = work_buffers(root_state, max_legal, max_length)
+    d = columns.shape[0]
+    for i in range(n_simulations):
+        r0, r1 = next_row[0], next_row[1]
+        if tree.meta[FULL] == 1 or r0 == batch0.shape[0] or r1 == batch1.shape[0]:
+            return i
+        for j in range(d):
+            params[0, columns[j]] = batch0[r0, j]
+            params[1, columns[j]] = batch1[r1, j]
+        w = simulate(g, tree, root_state, params, settings, rng, s, legal, scores, path, movers, moves, players)
+        rewards0[r0] = reward(w, 0)
+        rewards1[r1] = reward(w, 1)
+        next_row[0], next_row[1] = r0 + 1, r1 + 1
     return n_simulations
 
 
@@ -272,20 +296,23 @@ class MCTS:
 
     `params` is the float vector (C, epsilon, K, Ref, VO, T); `settings` the int vector
     (N_open, formula, use MAST, use AMAF). `mast_decay` multiplies the MAST statistics after
-    every real move. `tuners` (optional): a pair of allocation strategies (tuner.strategies), one per
-    player, that choose `tuned` (parameter indices C..T) before every simulation.
+    every real move. `tuners` (optional): a pair of allocation strategies, one per player, that
+    choose `tuned` (parameter indices C..T): compiled ones (tuner.strategies) before every
+    simulation, CMA-ES (tuner.cmaes) a generation at a time.
     """
 
     def __init__(self, game, params, settings, rng, mast_decay=0.2, nodes=1 << 12, tuners=None, tuned=()):
         self.game = game
         self.params = np.tile(np.asarray(params, dtype=np.float64), (2, 1))
         self.tuners = tuners
+        self._generations = None
         if tuners is not None:
             space = tuners[0].space
             self._columns = np.asarray(tuned, dtype=np.int64)
             self._values = np.full((len(space), int(space.sizes.max())), np.nan)
             for j, p in enumerate(space.params):
                 self._values[j, : len(p.values)] = p.values
+            self._batched = hasattr(tuners[0], "ask_generation")
         self.settings = np.asarray(settings, dtype=np.int64)
         self.rng = rng
         self.mast_decay = mast_decay
@@ -302,6 +329,7 @@ class MCTS:
         """Forget the tree, the MAST statistics and what the tuners learnt (a new game)."""
         clear(self.tree)
         self._root_history = None
+        self._generations = None
         if self.tuners is not None:
             for tuner in self.tuners:
                 tuner.reset()
@@ -313,20 +341,9 @@ class MCTS:
         self._move_root(state.history())
         start = time.perf_counter()
         done, chunk = 0, 16
-        g = self.game
         while True:
             todo = chunk if seconds is not None else simulations - done
-            if self.tuners is None:
-                done += run_simulations(
-                    g.kernels, self.tree, state.array, self.params, self.settings, todo, self.rng,
-                    g.max_legal, g.max_game_length,
-                )  # fmt: skip
-            else:
-                a, b = self.tuners
-                done += run_tuned_simulations(
-                    g.kernels, self.tree, state.array, self.params, self.settings, todo, self.rng,
-                    g.max_legal, g.max_game_length, a.kind_id, a.state, b.state, self._values, self._columns,
-                )  # fmt: skip
+            done += self._simulate(state, todo)
             if self.tree.meta[FULL]:
                 self._grow()
             elapsed = time.perf_counter() - start
@@ -339,6 +356,39 @@ class MCTS:
                 chunk = max(16, int(done / max(elapsed, 1e-9) * min(0.01, seconds - elapsed)))
         actions, visits, values = root_statistics(self.tree)
         return SearchResult(actions, visits, values, done, time.perf_counter() - start)
+
+    def _simulate(self, state, n):
+        """Up to n simulations from `state`, tuned as this search's tuners say; returns how many ran."""
+        g = self.game
+        common = (g.kernels, self.tree, state.array, self.params, self.settings, n, self.rng)
+        common += (g.max_legal, g.max_game_length)
+        if self.tuners is None:
+            return run_simulations(*common)
+        a, b = self.tuners
+        if not self._batched:
+            return run_tuned_simulations(*common, a.state, b.state, self._values, self._columns)
+        if a.finished and b.finished:  # both have settled on their best: plain simulations
+            for p, tuner in enumerate(self.tuners):
+                self.params[p, self._columns] = tuner.values(tuner.recommend())
+            return run_simulations(*common)
+        if self._generations is None:
+            self._generations = [self._ask(a), self._ask(b)], np.zeros(2, dtype=np.int64)
+        (batch0, rewards0), (batch1, rewards1) = self._generations[0]
+        next_row = self._generations[1]
+        ran = run_batch_simulations(*common, batch0, batch1, next_row, rewards0, rewards1, self._columns)
+        for p, tuner in enumerate(self.tuners):
+            batch, rewards = self._generations[0][p]
+            if next_row[p] == len(batch):
+                tuner.tell_generation(rewards)
+                self._generations[0][p] = self._ask(tuner)
+                next_row[p] = 0
+        return ran
+
+    @staticmethod
+    def _ask(tuner):
+        """A tuner's next generation as parameter values, one row per point, and room for its rewards."""
+        points = tuner.ask_generation()
+        return np.array([tuner.values(p) for p in points]), np.zeros(len(points))
 
     def _move_root(self, history):
         """Re-root at `history` if it continues the tree's game (keeping the subtree), else start afresh."""

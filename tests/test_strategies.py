@@ -2,9 +2,10 @@
 
 import numpy as np
 import pytest
+from numba import njit
 
 from tuner.space import Param, Space, sa_mcts_space
-from tuner.strategies import KINDS, Strategy
+from tuner.strategies import KINDS, NAMES, Strategy, choose, update
 
 ADAPTIVE = ["nmc", "ea", "ntbea"]
 
@@ -100,6 +101,29 @@ def test_legality_is_never_violated(kind):
     assert space.is_legal(strategy.recommend())
 
 
+@njit
+def compiled_steps(state, rng, rewards):
+    """choose + update in one compiled loop, the steps inlined as in the search."""
+    x = np.zeros(state.sizes.shape[0], dtype=np.int64)
+    for i in range(rewards.shape[0]):
+        choose(state, rng, x)
+        update(state, x, rewards[i], rng)
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_the_inlined_steps_of_a_compiled_loop_match_the_steps_called_one_by_one(kind):
+    space = sa_mcts_space(["C", "eps", "K", "Ref"])
+    settings = {"budget": 900} if kind == "lsi" else {}
+    rewards = (np.random.default_rng(0).random(1000) < 0.4).astype(np.float64)
+    inlined, stepwise = Strategy(space, kind, 6, **settings), Strategy(space, kind, 6, **settings)
+    compiled_steps(inlined.state, inlined.rng, rewards)
+    for r in rewards:
+        stepwise.tell(stepwise.ask(), r)
+    for a, b in zip(inlined.state, stepwise.state):
+        assert np.array_equal(a, b)
+    assert np.array_equal(inlined.rng, stepwise.rng)
+
+
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_seeded_runs_repeat_exactly(kind):
     space, mean, _ = three_by_five()
@@ -138,7 +162,7 @@ import search  # noqa: E402
 from tuner.arena import play_match  # noqa: E402
 
 
-@pytest.mark.parametrize("kind", sorted(KINDS))
+@pytest.mark.parametrize("kind", NAMES)
 def test_tuned_agents_play_whole_games(kind):
     result = play_match("connect4", f"sp:simulations=200,tuner={kind}", "sp:simulations=200", games=2, seed=0)
     assert result.total.games == 2
@@ -185,5 +209,5 @@ def test_tune_key_errors():
     game = games.load("connect4")
     with pytest.raises(ValueError, match="bad tune='K\\+Ref': K, Ref not tunable here; choose from C\\+eps\\+VO\\+T"):
         search.make_agent(game, "sp:tuner=nmc,tune=K+Ref")
-    with pytest.raises(ValueError, match="expected one of none, nmc, lsi"):
+    with pytest.raises(ValueError, match="expected one of none, random, grid, nmc, ea, ntbea, lsi, cmaes"):
         search.make_agent(game, "sp:tuner=bayes")

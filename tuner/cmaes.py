@@ -1,0 +1,135 @@
+"""CMA-ES as an allocation strategy over the continuous domain of a Space, one generation at a time.
+
+Sironi, Liu, Winands (002_e8212c0f21d8b4d0.txt), V-B1, Algorithm 6 and VI-A, on pycma (the `cma`
+package). Points live in [0, 1]^d and are mapped onto each parameter's bounds (`Space.from_unit`).
+An infeasible point is evaluated repaired (clipped into the box), and its fitness, minimised, is
+100 (1 - reward) + 100 ||x - repaired||: the paper's 100 - r + alpha ||p - p'|| with alpha = 100
+and GGP's rewards in [0, 100]. x0 is drawn uniformly from [0, 1]^d, sigma0 = 0.3, and every
+fitness-based stopping rule is off. When pycma stops on another rule (maxiter, tolx, ...) the mean
+is scored once, on the same scale as the population, and the best point seen so far is played for
+the rest of the game.
+
+pycma is Python, so a search evaluates a whole generation per compiled call (DESIGN section 2):
+`ask_generation` / `tell_generation`. `ask` / `tell` serve one point at a time, for everything else.
+"""
+
+from __future__ import annotations
+
+import cma
+import numpy as np
+
+from tuner.space import Space
+
+# Every pycma stopping rule that looks at fitness values, switched off (the best parameters may
+# change during a game, so the search keeps exploring)
+_NO_FITNESS_STOPS = {"tolfun": 0, "tolfunhist": 0, "tolfunrel": 0, "tolflatfitness": np.inf, "tolstagnation": np.inf}
+
+
+def repair(x) -> tuple[np.ndarray, float]:
+    """The point clipped into [0, 1]^d, and its distance from x (RepairIndividual without alpha)."""
+    x = np.asarray(x, dtype=np.float64)
+    repaired = np.clip(x, 0.0, 1.0)
+    return repaired, float(np.linalg.norm(x - repaired))
+
+
+class CMAES:
+    """CMA-ES over [0, 1]^d of a Space: ask/tell (per point or per generation) and recommend, seeded."""
+
+    kind = "cmaes"
+
+    def __init__(self, space: Space, seed: int, sigma: float = 0.3, penalty: float = 100.0, popsize: int | None = None):
+        if not sigma > 0:
+            raise ValueError(f"cmaes: sigma must be positive, got {sigma}")
+        if len(space) < 2:
+            raise ValueError("cmaes: pycma needs at least two parameters to tune")
+        self.space, self.seed = space, seed
+        self.sigma, self.penalty, self.popsize = sigma, penalty, popsize
+        self.reset()
+
+    def reset(self) -> None:
+        """Start afresh: a new x0, a new distribution, nothing evaluated (a new game, for on-line tuning)."""
+        self._random = np.random.default_rng(self.seed)
+        options = {
+            **_NO_FITNESS_STOPS,
+            "randn": lambda *shape: self._random.standard_normal(shape),  # never numpy's global generator
+            "seed": np.nan,
+            "verbose": -9,
+            "verb_log": 0,
+            "verb_disp": 0,
+        }
+        if self.popsize is not None:
+            options["popsize"] = self.popsize
+        self.es = cma.CMAEvolutionStrategy(self._random.random(len(self.space)), self.sigma, options)
+        self.best, self.best_fitness = None, np.inf  # the repaired point played once the search is over
+        self.finished = False
+        self.evaluations = 0
+        self._points, self._scoring_mean = None, False
+        self._pending: list[tuple[np.ndarray, float]] = []
+
+    @property
+    def generations(self) -> int:
+        return int(self.es.countiter)
+
+    def fitness(self, x, reward: float) -> float:
+        """What CMA-ES minimises for point x whose repaired version earned `reward` in [0, 1]."""
+        _, distance = repair(x)
+        return 100.0 * (1.0 - reward) + self.penalty * distance
+
+    def ask_generation(self) -> np.ndarray:
+        """The points to evaluate next, repaired into [0, 1]^d, one row each: the population, or the
+        mean once pycma has stopped, or the best point (in as many rows as a population) after that."""
+        if self.finished:
+            return np.tile(self.best, (self.es.popsize, 1))
+        if self._points is None:
+            self._scoring_mean = bool(self.es.stop())
+            self._points = [np.array(self.es.mean)] if self._scoring_mean else self.es.ask()
+        return np.array([repair(p)[0] for p in self._points])
+
+    def tell_generation(self, rewards) -> None:
+        """The rewards in [0, 1] of the rows of the last ask_generation, in order."""
+        if self.finished:
+            return
+        if self._points is None or len(rewards) != len(self._points):
+            raise ValueError("cmaes: tell_generation needs one reward per point of the last ask_generation")
+        fitness = [self.fitness(p, r) for p, r in zip(self._points, rewards)]
+        self.evaluations += len(fitness)
+        for p, f in zip(self._points, fitness):
+            if f < self.best_fitness:
+                self.best, self.best_fitness = repair(p)[0], f
+        if self._scoring_mean:
+            self.finished = True
+        else:
+            self.es.tell(self._points, fitness)
+        self._points = None
+
+    def ask(self) -> np.ndarray:
+        """The next point of [0, 1]^d to evaluate."""
+        generation = self.ask_generation()
+        return generation[len(self._pending) % len(generation)]
+
+    def tell(self, x, reward: float) -> None:
+        """The reward in [0, 1] of point x (as returned by ask); a full generation updates CMA-ES."""
+        if self.finished:
+            return
+        self._pending.append((np.asarray(x, dtype=np.float64), float(reward)))
+        if len(self._pending) == len(self._points):
+            self.tell_generation([r for _, r in self._pending])
+            self._pending = []
+
+    def values(self, x) -> list[float]:
+        """The parameter values of point x of [0, 1]^d."""
+        return self.space.from_unit(x)
+
+    def recommend(self) -> np.ndarray:
+        """The point played for the rest of the game once the search is over, else the current mean."""
+        return self.best.copy() if self.finished else repair(self.es.mean)[0]
+
+    def report(self) -> dict:
+        """What the search did so far, for people: generations, evaluations, sigma, the recommendation."""
+        return {
+            "generations": self.generations,
+            "evaluations": self.evaluations,
+            "finished": self.finished,
+            "sigma": float(self.es.sigma),
+            "recommended": dict(zip(self.space.names, self.values(self.recommend()))),
+        }
