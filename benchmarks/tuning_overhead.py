@@ -48,7 +48,7 @@ def tuner_cost(tuner, rounds, rewards, steps=20000):
     if tuner.kind == "cmaes":
         steps = 2000
     else:
-        tuner_steps(tuner.state, make_rng(1), 10, rewards)  # compile
+        tuner_steps(tuner.compiled, make_rng(1), 10, rewards)  # compile
     for _ in range(rounds):
         tuner.reset()
         t0 = time.perf_counter()
@@ -59,7 +59,7 @@ def tuner_cost(tuner, rounds, rewards, steps=20000):
                 tuner.tell_generation(rewards[done % 4000 : done % 4000 + len(points)])
                 done += len(points)
         else:
-            tuner_steps(tuner.state, make_rng(1), steps, rewards)
+            tuner_steps(tuner.compiled, make_rng(1), steps, rewards)
         per_step.append((time.perf_counter() - t0) / steps * 1e9)
     return statistics.median(per_step)
 

@@ -366,7 +366,7 @@ class MCTS:
             return run_simulations(*common)
         a, b = self.tuners
         if not self._batched:
-            return run_tuned_simulations(*common, a.state, b.state, self._values, self._columns)
+            return run_tuned_simulations(*common, a.compiled, b.compiled, self._values, self._columns)
         if a.finished and b.finished:  # both have settled on their best: plain simulations
             for p, tuner in enumerate(self.tuners):
                 self.params[p, self._columns] = tuner.values(tuner.recommend())

@@ -101,7 +101,7 @@ def test_legality_is_never_violated(kind):
     assert space.is_legal(strategy.recommend())
 
 
-@njit
+@njit(error_model="numpy")
 def compiled_steps(state, rng, rewards):
     """choose + update in one compiled loop, the steps inlined as in the search."""
     x = np.zeros(state.sizes.shape[0], dtype=np.int64)
@@ -116,7 +116,7 @@ def test_the_inlined_steps_of_a_compiled_loop_match_the_steps_called_one_by_one(
     settings = {"budget": 900} if kind == "lsi" else {}
     rewards = (np.random.default_rng(0).random(1000) < 0.4).astype(np.float64)
     inlined, stepwise = Strategy(space, kind, 6, **settings), Strategy(space, kind, 6, **settings)
-    compiled_steps(inlined.state, inlined.rng, rewards)
+    compiled_steps(inlined.compiled, inlined.rng, rewards)
     for r in rewards:
         stepwise.tell(stepwise.ask(), r)
     for a, b in zip(inlined.state, stepwise.state):

@@ -18,6 +18,8 @@ import math
 from collections import namedtuple
 
 import numpy as np
+from numba import types
+from numba.experimental import structref
 from numba.extending import overload
 
 from games.jit import kernel
@@ -409,33 +411,70 @@ def recommend_lcb(st, x):
     return pick >= 0
 
 
-# One state type per strategy: `choose` and `update` pick the strategy's steps from the type of the
-# state while numba compiles the caller, so a search loop is specialised per strategy and inlines
-# only that strategy's steps (a runtime switch over all six cost up to 3x on the cheap strategies).
+# The compiled steps see a strategy's state as a numba StructRef over the same arrays, one type per
+# strategy: `choose` and `update` pick the strategy's steps from that type while numba compiles the
+# caller, so a search loop inlines only its own strategy. A StructRef is one reference-counted
+# object; a namedtuple of 15 arrays had each array counted at every inlined helper whose counts numba
+# could not prune (measured: NMC's choose + update 100 ns more per step).
 
 
-class RandomState(TunerState):
-    __slots__ = ()
+class _StateType(types.StructRef):
+    def preprocess_fields(self, fields):
+        return tuple((name, types.unliteral(t)) for name, t in fields)
 
 
-class GridState(TunerState):
-    __slots__ = ()
+@structref.register
+class RandomState(_StateType):
+    pass
 
 
-class NMCState(TunerState):
-    __slots__ = ()
+@structref.register
+class GridState(_StateType):
+    pass
 
 
-class EAState(TunerState):
-    __slots__ = ()
+@structref.register
+class NMCState(_StateType):
+    pass
 
 
-class NTBEAState(TunerState):
-    __slots__ = ()
+@structref.register
+class EAState(_StateType):
+    pass
 
 
-class LSIState(TunerState):
-    __slots__ = ()
+@structref.register
+class NTBEAState(_StateType):
+    pass
+
+
+@structref.register
+class LSIState(_StateType):
+    pass
+
+
+class CompiledState(structref.StructRefProxy):
+    """What Python holds of a StructRef state: an opaque handle to pass to compiled code."""
+
+
+_INT1, _INT2, _FLOAT1, _FLOAT2 = types.int64[::1], types.int64[:, ::1], types.float64[::1], types.float64[:, ::1]
+_FIELD_TYPES = {"sizes": _INT1, "rules": _INT2, "pool": _INT2, "ints": _INT1, "current": _INT1}
+_FIELDS = [(n, _FIELD_TYPES.get(n, _FLOAT2 if n.startswith("value") else _FLOAT1)) for n in TunerState._fields]
+for _type in (RandomState, GridState, NMCState, EAState, NTBEAState, LSIState):
+    structref.define_boxing(_type, CompiledState)
+
+
+@kernel
+def _compiled_state(state_type, sizes, rules, value_n, value_s, value_m, value_r, combo_n, combo_s, combo_m, combo_r,
+                    pool, pool_f, ints, floats, current):  # fmt: skip
+    """A StructRef of type `state_type` over the arrays of a TunerState (shared, not copied)."""
+    st = structref.new(state_type)
+    st.sizes, st.rules, st.pool, st.pool_f, st.ints, st.floats, st.current = (
+        sizes, rules, pool, pool_f, ints, floats, current
+    )  # fmt: skip
+    st.value_n, st.value_s, st.value_m, st.value_r = value_n, value_s, value_m, value_r
+    st.combo_n, st.combo_s, st.combo_m, st.combo_r = combo_n, combo_s, combo_m, combo_r
+    return st
 
 
 # kind -> (state type, choose step, update step)
@@ -451,23 +490,33 @@ _STEPS = {state_type: steps for state_type, *steps in KINDS.values()}
 
 
 def choose(st, rng, x):
-    """Write the next combination of the strategy that owns state `st` into x."""
-    _STEPS[type(st)][0](st, rng, x)
+    """Write the next combination of the strategy that owns compiled state `st` into x (compiled code only)."""
+    raise TypeError("choose runs in compiled code; from Python use Strategy.ask")
 
 
 def update(st, x, reward, rng):
-    """Let the strategy that owns state `st` learn the reward of x (x may be overwritten: it is scratch)."""
-    _STEPS[type(st)][1](st, x, reward, rng)
+    """Let the strategy that owns compiled state `st` learn the reward of x (x may be overwritten: scratch)."""
+    raise TypeError("update runs in compiled code; from Python use Strategy.tell")
 
 
 @overload(choose, inline="always")
 def _choose_compiled(st, rng, x):
-    return _STEPS[st.instance_class][0].py_func  # inlined in place: the step's own body
+    return _STEPS[type(st)][0].py_func  # inlined in place: the step's own body
 
 
 @overload(update, inline="always")
 def _update_compiled(st, x, reward, rng):
-    return _STEPS[st.instance_class][1].py_func
+    return _STEPS[type(st)][1].py_func
+
+
+@kernel
+def _ask(st, rng, x):
+    choose(st, rng, x)
+
+
+@kernel
+def _tell(st, x, reward, rng):
+    update(st, x, reward, rng)
 
 
 DEFAULTS = {
@@ -498,12 +547,14 @@ class Strategy:
         self.space, self.kind = space, kind
         self.settings = {**DEFAULTS[kind], **settings}
         self.rng = make_rng(seed)
-        self.state = self._new_state()
+        self.reset()
         self._x = np.zeros(len(space), dtype=np.int64)
 
     def reset(self) -> None:
         """Forget everything learnt (a new game, for on-line tuning)."""
         self.state = self._new_state()
+        state_type = KINDS[self.kind][0](_FIELDS)
+        self.compiled = _compiled_state(state_type, *self.state)  # what compiled code (the search) is given
 
     def _new_state(self) -> TunerState:
         space, o = self.space, self.settings
@@ -532,7 +583,7 @@ class Strategy:
             k = int(max(2, min(k, o["budget"] * (1 - o["generation"]) // 2)))
             floats[:3] = o["budget"], o["generation"], k
             pool_rows = k
-        return KINDS[self.kind][0](
+        return TunerState(
             sizes=space.sizes.copy(),
             rules=space.rules.copy(),
             value_n=np.zeros((d, int(space.sizes.max()))),
@@ -552,13 +603,13 @@ class Strategy:
 
     def ask(self) -> np.ndarray:
         """The next combination to evaluate (value indices)."""
-        choose(self.state, self.rng, self._x)
+        _ask(self.compiled, self.rng, self._x)
         return self._x.copy()
 
     def tell(self, x, reward: float) -> None:
         """The reward in [0, 1] of combination x (as returned by ask)."""
         x = np.array(x, dtype=np.int64)  # a copy: update may use it as scratch
-        update(self.state, x, float(reward), self.rng)
+        _tell(self.compiled, x, float(reward), self.rng)
 
     def values(self, x) -> list[float]:
         """The parameter values of combination x (as returned by ask or recommend)."""
