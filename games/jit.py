@@ -7,9 +7,9 @@ measured, a tuner's `record` cost 95 ns per call under Python's model and 10-19 
 
 Cache folder: numba checks a cached function only against its own source file, so a kernel that
 inlines code from another file (every search inlines game and tuner kernels) would keep running the
-old code after that file changed. The cache therefore lives in a folder named by a hash of all of
-sparring's sources: `$NUMBA_CACHE_DIR` (or ~/.cache/sparring) / numba-<hash>. Any change to any
-source starts a fresh cache.
+old code after that file changed. The cache therefore lives in a folder named by a hash of every
+sparring source that holds compiled code: `$NUMBA_CACHE_DIR` (or ~/.cache/sparring) / numba-<hash>.
+Any change to such a source starts a fresh cache.
 
 numba keys its on-disk cache on argument types, and the type of a compiled function passed as an
 argument (our game kernels, handed to generic playout and search kernels) pickles the function by
@@ -41,7 +41,9 @@ def _cache_dir() -> str:
     digest = hashlib.sha256()
     for package in PACKAGES:
         for source in sorted((_ROOT / package).glob("*.py")):
-            digest.update(source.name.encode() + source.read_bytes())
+            text = source.read_bytes()
+            if b"@kernel" in text or b"numba" in text:  # only compiled code can end up inlined in a kernel
+                digest.update(source.name.encode() + text)
     base = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(Path.home(), ".cache", "sparring")
     return os.path.join(base, f"numba-{digest.hexdigest()[:16]}")
 

@@ -1,0 +1,60 @@
+"""What a study trial measures: seat-split matches against the opponents, reduced to one objective.
+
+Objectives (study.toml `objective`), from per-opponent, per-seat wins W, draws and losses L:
+- winrate: mean over opponents of the score (W + draws / 2) / games; maximised;
+- dda_d: AlphaDDA's metric D (000_dbf64b5d3e3a8bed.txt, eq. 11): the sum over opponents and seats
+  of |W - L|; minimised (the paper's grid search keeps the smallest D);
+- balance: the mean over opponents and seats of |W - L| / games; minimised.
+`reward` maps each onto [0, 1], higher is better, for the allocation strategies.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tuner.arena import Record, play_match
+
+MAXIMISED = {"winrate": True, "dda_d": False, "balance": False}
+
+
+def match_seed(trial_seed: int, opponent: int) -> int:
+    return int(np.random.SeedSequence([trial_seed, opponent]).generate_state(1, dtype=np.uint32)[0])
+
+
+def play_trial(spec, values: dict, trial_seed: int, progress=None) -> dict:
+    """The games of one trial: `spec.games` per opponent and seat, for the agent with `values` filled in.
+
+    Returns {opponent: {"first": [W, D, L], "second": [W, D, L]}} (the agent moving first / second).
+    """
+    agent = spec.agent_spec(values)
+    records = {}
+    for j, opponent in enumerate(spec.opponents):
+        result = play_match(spec.game, agent, opponent, 2 * spec.games, match_seed(trial_seed, j),
+                            workers=spec.game_workers, progress=progress)  # fmt: skip
+        records[opponent] = {
+            seat: [r.wins, r.draws, r.losses] for seat, r in (("first", result.first), ("second", result.second))
+        }
+    return records
+
+
+def value(objective: str, records: dict) -> float:
+    """The objective of a trial's records (see the module docstring)."""
+    seats = [Record(*wdl) for per_seat in records.values() for wdl in per_seat.values()]
+    if objective == "winrate":
+        totals = [Record(*(np.add(s["first"], s["second"]))) for s in records.values()]
+        return float(np.mean([t.score for t in totals]))
+    if objective == "dda_d":
+        return float(sum(abs(s.wins - s.losses) for s in seats))
+    if objective == "balance":
+        return float(np.mean([abs(s.wins - s.losses) / s.games for s in seats]))
+    raise ValueError(f"unknown objective {objective!r}")
+
+
+def reward(objective: str, objective_value: float, records: dict) -> float:
+    """The objective on [0, 1], higher is better: what the allocation strategies learn from."""
+    if objective == "winrate":
+        return objective_value
+    if objective == "dda_d":
+        games = sum(sum(wdl) for per_seat in records.values() for wdl in per_seat.values())
+        return 1.0 - objective_value / games
+    return 1.0 - objective_value

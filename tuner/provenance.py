@@ -1,0 +1,58 @@
+"""What produced a number: seed, commit, package versions, machine and device, recorded beside it."""
+
+from __future__ import annotations
+
+import os
+import platform
+import subprocess
+import time
+from importlib import metadata
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("numpy", "numba", "torch", "optuna", "cma", "open_spiel")
+
+
+def _git(*args) -> str:
+    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+
+
+def commit() -> str:
+    """The checkout's short commit, '+dirty' when it has uncommitted changes ('unknown' outside git)."""
+    try:
+        head = _git("rev-parse", "--short", "HEAD")
+        return (head + ("+dirty" if _git("status", "--porcelain") else "")) if head else "unknown"
+    except OSError:
+        return "unknown"
+
+
+def device() -> str:
+    """Where the numbers were computed: the CPU (and its cores), and a GPU if torch sees one."""
+    cpu = f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores"
+    try:
+        import torch
+
+        if torch.cuda.is_available():
+            return f"{cpu}; GPU {torch.cuda.get_device_name(0)}"
+    except ImportError:
+        pass
+    return cpu
+
+
+def environment(seed: int) -> dict:
+    """Seed, commit, versions, machine and device: everything needed to reproduce a figure."""
+    versions = {}
+    for package in PACKAGES:
+        try:
+            versions[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            versions[package] = None
+    return {
+        "seed": seed,
+        "commit": commit(),
+        "python": platform.python_version(),
+        "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
+        "device": device(),
+        "versions": versions,
+        "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+    }

@@ -1,0 +1,138 @@
+"""Every study strategy as an Optuna sampler: ours, Optuna's own, and scikit-optimize's GP.
+
+Our allocation strategies (tuner.strategies, tuner.cmaes) and skopt keep their state in memory,
+so the sampler rebuilds it, for every new trial, by replaying the study's earlier trials in order:
+each earlier trial that the sampler drew is asked again, and each finished one is told its stored
+reward. A resumed study (or a second worker) therefore continues the same search, and with one
+worker a run is reproduced exactly. Trials that are still running were asked but not told: a
+strategy that only moves on after a reward (EA, NTBEA, LSI, CMA-ES) may then hand two workers the
+same point; grid, random and NMC move on at every ask, so a grid is never evaluated twice at once.
+A trial re-run after a crash (`retry_of`) repeats the failed trial's point and is not asked again.
+"""
+
+from __future__ import annotations
+
+import optuna
+from optuna.distributions import CategoricalDistribution, FloatDistribution
+from optuna.trial import TrialState
+
+from tuner.strategies import make_strategy
+from tuner.study import OUR_STRATEGIES, StudyError, StudySpec
+
+CONTINUOUS = {"cmaes", "optuna-tpe", "optuna-cmaes", "optuna-gp", "skopt-gp"}  # use ranges where given
+
+
+def distributions(spec: StudySpec) -> dict:
+    """The Optuna distribution of each tuned parameter: its range for strategies that search ranges
+    (where the study gives one), else its discrete values."""
+    out = {}
+    for p, has_range in zip(spec.space.params, spec.continuous):
+        if has_range and spec.strategy in CONTINUOUS:
+            out[p.name] = FloatDistribution(p.low, p.high)
+        else:
+            out[p.name] = CategoricalDistribution(list(p.values))
+    return out
+
+
+def suggest(trial: optuna.Trial, dists: dict) -> dict:
+    """The trial's values, one suggest call per parameter (what every sampler answers)."""
+    out = {}
+    for name, d in dists.items():
+        if isinstance(d, FloatDistribution):
+            out[name] = trial.suggest_float(name, d.low, d.high)
+        else:
+            out[name] = trial.suggest_categorical(name, d.choices)
+    return out
+
+
+class _ReplaySampler(optuna.samplers.BaseSampler):
+    """A sampler whose whole state is rebuilt from the trials before the one being sampled."""
+
+    def __init__(self, dists: dict, seed: int):
+        self.dists, self.seed = dists, seed
+        self._fallback = optuna.samplers.RandomSampler(seed=seed)
+
+    def infer_relative_search_space(self, study, trial):
+        return dict(self.dists)
+
+    def sample_relative(self, study, trial, search_space):
+        if not search_space:
+            return {}
+        earlier = [t for t in study.get_trials(deepcopy=False) if t.number < trial.number]
+        return self.replay(sorted(earlier, key=lambda t: t.number))
+
+    def sample_independent(self, study, trial, param_name, param_distribution):
+        return self._fallback.sample_independent(study, trial, param_name, param_distribution)
+
+    def replay(self, earlier) -> dict:
+        raise NotImplementedError
+
+
+def _told(t) -> bool:
+    return t.state == TrialState.COMPLETE and "reward" in t.user_attrs
+
+
+class StrategySampler(_ReplaySampler):
+    """One of our allocation strategies (grid, random, nmc, lsi, ea, ntbea, cmaes) as an Optuna sampler."""
+
+    def __init__(self, spec: StudySpec, dists: dict):
+        super().__init__(dists, spec.seed)
+        self.spec = spec
+        if spec.strategy == "cmaes" and not all(spec.continuous):
+            raise StudyError("strategy cmaes searches ranges: give low and high for every [space.*] parameter")
+        make_strategy(spec.space, spec.strategy, spec.seed, **spec.settings)  # bad settings fail now, not later
+
+    def _point(self, strategy, params: dict):
+        names = self.spec.space.names
+        if self.spec.strategy == "cmaes":
+            return self.spec.space.to_unit([params[n] for n in names])
+        return [p.values.index(params[p.name]) for p in self.spec.space.params]
+
+    def replay(self, earlier) -> dict:
+        strategy = make_strategy(self.spec.space, self.spec.strategy, self.spec.seed, **self.spec.settings)
+        for t in earlier:
+            if "retry_of" not in t.user_attrs:
+                strategy.ask()
+            if _told(t):
+                strategy.tell(self._point(strategy, t.params), t.user_attrs["reward"])
+        return dict(zip(self.spec.space.names, strategy.values(strategy.ask())))
+
+
+class SkoptSampler(_ReplaySampler):
+    """scikit-optimize's Gaussian-process `Optimizer` (ask/tell) as an Optuna sampler.
+
+    skopt is archived upstream; only its GP Optimizer over real ranges and categorical values is used.
+    """
+
+    def __init__(self, spec: StudySpec, dists: dict):
+        super().__init__(dists, spec.seed)
+        try:
+            import skopt  # noqa: F401
+        except ImportError:
+            raise StudyError("strategy skopt-gp needs scikit-optimize: pip install scikit-optimize") from None
+        self.names = list(dists)
+
+    def replay(self, earlier) -> dict:
+        from skopt import Optimizer
+
+        dims = [(d.low, d.high) if isinstance(d, FloatDistribution) else list(d.choices) for d in self.dists.values()]
+        opt = Optimizer(dims, base_estimator="GP", random_state=self.seed, n_initial_points=5)
+        told = [t for t in earlier if _told(t)]
+        if told:
+            opt.tell([[t.params[n] for n in self.names] for t in told], [-t.user_attrs["reward"] for t in told])
+        return {n: float(v) for n, v in zip(self.names, opt.ask())}
+
+
+def make_sampler(spec: StudySpec) -> optuna.samplers.BaseSampler:
+    """The Optuna sampler of the study's strategy, seeded with the study's seed."""
+    dists = distributions(spec)
+    if spec.strategy in OUR_STRATEGIES:
+        return StrategySampler(spec, dists)
+    if spec.strategy == "skopt-gp":
+        return SkoptSampler(spec, dists)
+    samplers = {
+        "optuna-tpe": optuna.samplers.TPESampler,
+        "optuna-cmaes": optuna.samplers.CmaEsSampler,
+        "optuna-gp": optuna.samplers.GPSampler,
+    }
+    return samplers[spec.strategy](seed=spec.seed, **spec.settings)
