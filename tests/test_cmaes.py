@@ -76,8 +76,8 @@ def test_make_strategy_names_every_strategy_and_values_maps_points():
     assert make_strategy(space, "cmaes", seed=0).values([0.25, 1.0]) == [0.25, 1.0]
     with pytest.raises(ValueError, match="unknown strategy 'cma'; known: random, grid, nmc, ea, ntbea, lsi, cmaes"):
         make_strategy(space, "cma", seed=0)
-    with pytest.raises(ValueError, match="at least two parameters"):
-        CMAES(Space([Param("p", (0.0,), 0.0, 1.0, 0.0)]), seed=0)
+    with pytest.raises(ValueError, match="sigma must be positive"):
+        CMAES(space, seed=0, sigma=0)
 
 
 def test_a_search_tunes_with_cmaes_a_generation_at_a_time():

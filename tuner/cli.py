@@ -10,6 +10,7 @@ EXAMPLES = """examples:
   sparring demo                                         MCTS1 against random, drawn in the terminal
   sparring arena connect4 mcts1 mcts4 --games 40        a seat-balanced match with 95% intervals
   sparring tournament connect4 mcts1 mcts2 minimax1 random --games 20
+  sparring study run studies/sp-offline-connect4         off-line tuning in a study folder (see study --help)
 """
 
 
@@ -234,6 +235,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     tournament.add_argument("--anchor", action="append", metavar="SPEC=RATING", help="hold an agent's rating fixed")
     tournament.set_defaults(run=_tournament)
+
+    from tuner.study_cli import add_commands
+
+    add_commands(sub)
     return parser
 
 
@@ -243,10 +248,13 @@ def main(argv=None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
+    from tuner.study import StudyError
+
     try:
         return args.run(args)
-    except CommandError as error:
-        print(f"sparring {args.command}: error: {error}", file=sys.stderr)
+    except (CommandError, StudyError) as error:
+        command = args.command + (f" {args.study_command}" if args.command == "study" else "")
+        print(f"sparring {command}: error: {error}", file=sys.stderr)
         return 2
 
 

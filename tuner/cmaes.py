@@ -40,8 +40,6 @@ class CMAES:
     def __init__(self, space: Space, seed: int, sigma: float = 0.3, penalty: float = 100.0, popsize: int | None = None):
         if not sigma > 0:
             raise ValueError(f"cmaes: sigma must be positive, got {sigma}")
-        if len(space) < 2:
-            raise ValueError("cmaes: pycma needs at least two parameters to tune")
         self.space, self.seed = space, seed
         self.sigma, self.penalty, self.popsize = sigma, penalty, popsize
         self.reset()

@@ -80,7 +80,10 @@ class StrategySampler(_ReplaySampler):
         self.spec = spec
         if spec.strategy == "cmaes" and not all(spec.continuous):
             raise StudyError("strategy cmaes searches ranges: give low and high for every [space.*] parameter")
-        make_strategy(spec.space, spec.strategy, spec.seed, **spec.settings)  # bad settings fail now, not later
+        try:  # bad settings fail now, not in a worker
+            make_strategy(spec.space, spec.strategy, spec.seed, **spec.settings)
+        except (TypeError, ValueError) as e:
+            raise StudyError(f"[strategy] {spec.strategy}: {e}") from None
 
     def _point(self, strategy, params: dict):
         names = self.spec.space.names
@@ -135,4 +138,7 @@ def make_sampler(spec: StudySpec) -> optuna.samplers.BaseSampler:
         "optuna-cmaes": optuna.samplers.CmaEsSampler,
         "optuna-gp": optuna.samplers.GPSampler,
     }
-    return samplers[spec.strategy](seed=spec.seed, **spec.settings)
+    try:
+        return samplers[spec.strategy](seed=spec.seed, **spec.settings)
+    except TypeError as e:
+        raise StudyError(f"[strategy] {spec.strategy}: {e}") from None

@@ -1,0 +1,224 @@
+"""Study folders: schema and errors, objectives by hand, reproducibility, resume, crash recovery, workers."""
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import optuna
+import pytest
+
+from tuner import objective
+from tuner.cli import main
+from tuner.runner import load, run, status, trial_seed
+from tuner.study import TEMPLATES, StudyError, StudySpec, render
+
+# a study small enough for tests: MCTS with a tuned C against random, one game per seat
+TINY = """
+game = "connect4"
+agent = "mcts:simulations=30,c={C}"
+opponents = ["random"]
+objective = "winrate"
+games = 1
+trials = 4
+seed = 3
+[strategy]
+name = "STRATEGY"
+[space.C]
+values = [0.25, 0.5, 1.0, 2.0]
+low = 0.1
+high = 2.0
+"""
+
+
+def make_study(tmp_path, name="s", strategy="random", text=TINY, **replace):
+    folder = tmp_path / name
+    folder.mkdir()
+    text = text.replace("STRATEGY", strategy)
+    for old, new in replace.items():
+        text = text.replace(old, new)
+    (folder / "study.toml").write_text(text)
+    return folder
+
+
+def trials_of(folder):
+    _, study = load(folder)
+    return sorted(study.get_trials(deepcopy=False), key=lambda t: t.number)
+
+
+# --- the schema -------------------------------------------------------------------------------
+
+
+def test_templates_render_to_valid_commented_studies():
+    import tomllib
+
+    for name, template in TEMPLATES.items():
+        text = render(template, name)
+        assert text.count("\n# ") >= 8  # every key is explained
+        spec = StudySpec.from_dict(tomllib.loads(text))
+        assert spec.agent_spec(spec.default_values())
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({'game = "connect4"': 'game = "conect4"'}, "game 'conect4' is unknown (did you mean 'connect4'?)"),
+        ({"games = 1": "gmaes = 1"}, "unknown key 'gmaes' (did you mean 'games'?)"),
+        ({"high = 2.0": "high = 0.05"}, "[space.C]: bad range [0.1, 0.05]"),
+        ({'name = "random"': 'name = "bayes"'}, "strategy 'bayes' is unknown"),
+        ({'"random"]': '"randum"]'}, "opponent 'randum': unknown agent"),
+        ({"c={C}": "c={D}"}, "placeholder {D} is not a parameter of [space]"),
+        ({'objective = "winrate"': 'objective = "elo"'}, "objective 'elo' is unknown; choose from winrate, dda_d"),
+        ({"games = 1": "games = 0"}, "games must be at least 1"),
+        ({"values = [0.25": "values = [0.25, 0.25"}, "values must be distinct"),
+    ],
+)
+def test_bad_studies_are_one_line_errors(tmp_path, change, message):
+    folder = make_study(tmp_path, **change)
+    with pytest.raises(StudyError, match=re.escape(message)):
+        StudySpec.load(folder)
+
+
+def test_cli_errors_exit_2_with_one_line_and_write_nothing(tmp_path, capsys):
+    folder = make_study(tmp_path, text=TINY + "\n[[broken")
+    assert main(["study", "run", str(folder)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("sparring study run: error:") and "malformed TOML" in err and "\n" not in err
+    assert sorted(p.name for p in folder.iterdir()) == ["study.toml"]
+    assert main(["study", "status", str(tmp_path)]) == 2
+    assert "is not a study folder (no study.toml)" in capsys.readouterr().err
+    good = make_study(tmp_path, name="good")
+    assert main(["study", "run", str(good), "--storage", "sqlite:///x.db"]) == 2
+    assert "unsupported storage" in capsys.readouterr().err
+    assert main(["study", "run", str(good), "--storage", "postgresql://nobody@127.0.0.1:1/none"]) == 2
+    assert "cannot reach storage" in capsys.readouterr().err
+    assert sorted(p.name for p in good.iterdir()) == ["study.toml"]
+
+
+def test_study_new_writes_a_template_once(tmp_path, capsys):
+    folder = tmp_path / "mine"
+    assert main(["study", "new", str(folder), "--template", "dsa-grid"]) == 0
+    assert StudySpec.load(folder).objective == "dda_d"
+    assert main(["study", "new", str(folder)]) == 2
+    assert "exists already" in capsys.readouterr().err
+
+
+# --- objectives, by hand ---------------------------------------------------------------------
+
+
+def test_objectives_by_hand():
+    records = {"a": {"first": [5, 0, 3], "second": [2, 1, 5]}, "b": {"first": [4, 4, 0], "second": [0, 0, 8]}}
+    # eq. 11: |5 - 3| + |2 - 5| + |4 - 0| + |0 - 8|
+    assert objective.value("dda_d", records) == 2 + 3 + 4 + 8
+    assert objective.reward("dda_d", 17, records) == pytest.approx(1 - 17 / 32)
+    assert objective.value("balance", records) == pytest.approx((2 / 8 + 3 / 8 + 4 / 8 + 8 / 8) / 4)
+    # scores: a (7 + 0.5) / 16, b (4 + 2) / 16
+    assert objective.value("winrate", records) == pytest.approx((7.5 / 16 + 6 / 16) / 2)
+
+
+# --- running ---------------------------------------------------------------------------------
+
+
+def test_same_spec_and_seed_reproduce_the_same_trials_and_resuming_continues_the_same_search(tmp_path):
+    straight = make_study(tmp_path, "straight", strategy="ntbea")
+    run(straight, progress=False)
+    resumed = make_study(tmp_path, "resumed", strategy="ntbea")
+    run(resumed, trials=2, progress=False)
+    assert status(resumed)["trials"]["complete"] == 2
+    run(resumed, progress=False)  # study.toml's 4 trials: only the missing two run
+    a, b = trials_of(straight), trials_of(resumed)
+    assert len(a) == len(b) == 4
+    assert [t.params for t in a] == [t.params for t in b]
+    assert [t.user_attrs["records"] for t in a] == [t.user_attrs["records"] for t in b]
+    runs = [json.loads(line) for line in (resumed / "runs.jsonl").read_text().splitlines()]
+    assert len(runs) == 2 and runs[0]["environment"]["seed"] == 3 and "commit" in runs[0]["environment"]
+
+
+def test_a_changed_study_toml_is_refused(tmp_path):
+    folder = make_study(tmp_path)
+    run(folder, trials=1, progress=False)
+    text = (folder / "study.toml").read_text()
+    (folder / "study.toml").write_text(text.replace("seed = 3", "seed = 4"))
+    with pytest.raises(StudyError, match="study.toml changed since the study started"):
+        run(folder, progress=False)
+    (folder / "study.toml").write_text(text.replace("trials = 4", "trials = 2"))  # the budget may change
+    assert run(folder, progress=False)["trials"]["complete"] == 2
+
+
+@pytest.mark.parametrize("strategy", ["grid", "nmc", "lsi", "ea", "cmaes", "optuna-tpe", "optuna-cmaes", "optuna-gp"])
+def test_every_strategy_runs_a_study(tmp_path, strategy):
+    folder = make_study(tmp_path, strategy=strategy)
+    summary = run(folder, trials=3, progress=False)
+    assert summary["trials"]["complete"] == 3 and summary["games"] == 6
+    for t in trials_of(folder):
+        assert 0.1 <= t.params["C"] <= 2.0
+        if strategy in ("grid", "nmc", "lsi", "ea"):
+            assert t.params["C"] in (0.25, 0.5, 1.0, 2.0)
+
+
+def test_skopt_gp_runs_a_study_where_scikit_optimize_is_installed(tmp_path):
+    pytest.importorskip("skopt", reason="scikit-optimize is optional (pip install scikit-optimize)")
+    folder = make_study(tmp_path, strategy="skopt-gp")
+    assert run(folder, trials=3, progress=False)["trials"]["complete"] == 3
+
+
+def test_two_workers_share_a_grid_without_evaluating_a_point_twice(tmp_path):
+    folder = make_study(tmp_path, strategy="grid")
+    run(folder, workers=2, progress=False)
+    trials = trials_of(folder)
+    assert [t.state for t in trials] == [optuna.trial.TrialState.COMPLETE] * 4
+    assert sorted(t.params["C"] for t in trials) == [0.25, 0.5, 1.0, 2.0]
+
+
+def test_kill_9_then_run_again_loses_nothing_and_reruns_the_dead_trial(tmp_path):
+    folder = make_study(tmp_path, strategy="grid", **{"simulations=30": "simulations=400", "games = 1": "games = 2"})
+    command = [sys.executable, "-m", "tuner.cli", "study", "run", str(folder), "--json"]
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.time() + 240
+    try:
+        while time.time() < deadline:  # kill it in the middle of its second trial
+            time.sleep(0.2)
+            if (folder / "journal.log").exists():
+                states = [t.state for t in trials_of(folder)]
+                if states.count(optuna.trial.TrialState.COMPLETE) >= 1 and optuna.trial.TrialState.RUNNING in states:
+                    break
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    before = trials_of(folder)
+    finished = {t.number: t.user_attrs["records"] for t in before if t.state == optuna.trial.TrialState.COMPLETE}
+    dead = [t for t in before if t.state == optuna.trial.TrialState.RUNNING]
+    assert finished and len(dead) == 1
+    assert main(["study", "run", str(folder), "--json"]) == 0
+    after = trials_of(folder)
+    assert {n: after[n].user_attrs["records"] for n in finished} == finished  # nothing lost or changed
+    assert after[dead[0].number].state == optuna.trial.TrialState.FAIL
+    rerun = [t for t in after if t.user_attrs.get("retry_of") == dead[0].number]
+    assert len(rerun) == 1 and rerun[0].params == dead[0].params and rerun[0].state.name == "COMPLETE"
+    complete = [t for t in after if t.state == optuna.trial.TrialState.COMPLETE]
+    assert len(complete) == 4 and sorted(t.params["C"] for t in complete) == [0.25, 0.5, 1.0, 2.0]
+    assert rerun[0].user_attrs["seed"] == trial_seed(3, dead[0].number)  # the games the dead trial would have played
+
+
+def test_status_of_a_folder_that_has_not_run(tmp_path, capsys):
+    folder = make_study(tmp_path)
+    assert main(["study", "status", str(folder)]) == 2
+    assert "has not run yet" in capsys.readouterr().err
+    assert not (folder / "journal.log").exists()
+
+
+def test_cli_run_and_status(tmp_path, capsys):
+    folder = make_study(tmp_path)
+    assert main(["study", "run", str(folder), "--trials", "2", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["trials"]["complete"] == 2 and set(summary["best"]["params"]) == {"C"}
+    assert main(["study", "status", str(folder)]) == 0
+    out = capsys.readouterr().out
+    assert "2 of 2 trials finished" in out and "best: trial" in out
+    assert Path(folder / "journal.log").exists()

@@ -1,0 +1,116 @@
+"""`sparring study ...`: create, run, inspect, report and compare study folders."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from tuner.study import OBJECTIVES, STRATEGIES, TEMPLATES, StudyError, render
+
+RAW = argparse.RawDescriptionHelpFormatter
+STORAGE_HELP = "an Optuna storage URL, postgresql://USER:PASSWORD@HOST/DB (default: the folder's journal.log)"
+
+
+def _new(args) -> int:
+    folder = Path(args.folder)
+    if (folder / "study.toml").exists():
+        raise StudyError(f"{folder}/study.toml exists already; choose another folder")
+    text = render(TEMPLATES[args.template], folder.name)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "study.toml").write_text(text)
+    print(f"wrote {folder / 'study.toml'}; edit it, then: sparring study run {folder}")
+    return 0
+
+
+def _run(args) -> int:
+    from tuner.runner import run
+
+    summary = run(args.folder, workers=args.workers, storage=args.storage, trials=args.trials,
+                  progress=not args.json)  # fmt: skip
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        _print_status(summary)
+    return 0
+
+
+def _status(args) -> int:
+    from tuner.runner import status
+
+    summary = status(args.folder, args.storage)
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        _print_status(summary)
+    return 0
+
+
+def _print_status(s: dict) -> None:
+    t = s["trials"]
+    print(f"{s['study']}: {s['strategy']}, {s['objective']} ({s['direction']}); "
+          f"{t['complete']} of {s['target']} trials finished, {t['running']} running, {t['waiting']} queued, "
+          f"{t['failed']} failed; {s['games']} games")  # fmt: skip
+    if "best" in s:
+        b = s["best"]
+        params = ", ".join(f"{k} = {v:g}" for k, v in b["params"].items())
+        print(f"best: trial {b['trial']}, {s['objective']} = {b['value']:.4g} at {params}")
+
+
+def add_commands(sub) -> None:
+    """The `study` command and its subcommands, on the main parser's subparsers."""
+    study = sub.add_parser(
+        "study",
+        help="off-line tuning in a study folder: new, run, status",
+        description="Off-line tuning: a study folder holds study.toml (what to tune, against whom, how)\n"
+        "and everything a run stores (the Optuna journal, each trial's games, the environment).\n"
+        "A study killed at any moment resumes where it stopped with `study run` again.",
+        epilog="example:\n  sparring study new studies/my-sp --template sp-offline\n"
+        "  sparring study run studies/my-sp --workers 2\n  sparring study status studies/my-sp",
+        formatter_class=RAW,
+    )
+    commands = study.add_subparsers(dest="study_command", metavar="SUBCOMMAND", required=True)
+
+    new = commands.add_parser(
+        "new",
+        help="write a commented study.toml from a template",
+        description="Create FOLDER with a study.toml to edit. Templates:\n"
+        + "\n".join(f"  {name:<12}{t.doc}" for name, t in TEMPLATES.items()),
+        epilog="example:\n  sparring study new studies/my-dsa --template dsa-grid",
+        formatter_class=RAW,
+    )
+    new.add_argument("folder", metavar="FOLDER", help="the study folder to create")
+    new.add_argument("--template", choices=list(TEMPLATES), default="sp-offline", help="(default: sp-offline)")
+    new.set_defaults(run=_new)
+
+    run = commands.add_parser(
+        "run",
+        help="run or resume a study until it has its trials",
+        description="Run the study in FOLDER until it has its number of finished trials; a resumed run\n"
+        "runs only what is missing, and re-runs trials that a dead worker left unfinished.\n"
+        "Several `study run` processes (or --workers) share the trials; with --storage they may\n"
+        "run on several machines.\n\nStrategies: " + ", ".join(STRATEGIES) + "\n"
+        "(skopt-gp needs `pip install scikit-optimize`; only its GP Optimizer is used, since the\n"
+        "package is archived upstream.)\nObjectives:\n" + "\n".join(f"  {k:<9}{v}" for k, v in OBJECTIVES.items()),
+        epilog="example:\n  sparring study run studies/sp-offline-connect4 --workers 2 --trials 40",
+        formatter_class=RAW,
+    )
+    run.add_argument("folder", metavar="FOLDER")
+    run.add_argument("--workers", type=int, help="trials run at once, as processes (study.toml's workers)")
+    run.add_argument("--trials", type=int, help="finished trials to reach (study.toml's trials)")
+    run.add_argument("--storage", metavar="URL", help=STORAGE_HELP)
+    run.add_argument("--json", action="store_true", help="no progress bar; print the final status as JSON")
+    run.set_defaults(run=_run)
+
+    status = commands.add_parser(
+        "status",
+        help="trials finished, running and failed; the best setting",
+        description="What the study in FOLDER has done: trials finished, running, queued and failed,\n"
+        "games played, and the best trial with its parameters.",
+        epilog="example:\n  sparring study status studies/sp-offline-connect4 --json",
+        formatter_class=RAW,
+    )
+    status.add_argument("folder", metavar="FOLDER")
+    status.add_argument("--storage", metavar="URL", help=STORAGE_HELP)
+    status.add_argument("--json", action="store_true", help="print one JSON object")
+    status.set_defaults(run=_status)
