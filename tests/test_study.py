@@ -222,3 +222,28 @@ def test_cli_run_and_status(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "2 of 2 trials finished" in out and "best: trial" in out
     assert Path(folder / "journal.log").exists()
+
+
+def test_report_and_compare(tmp_path, capsys):
+    folders = []
+    for strategy in ("random", "grid"):
+        for seed in (1, 2):
+            folder = make_study(tmp_path, f"{strategy}-{seed}", strategy=strategy, **{"seed = 3": f"seed = {seed}"})
+            run(folder, trials=2, progress=False)
+            folders.append(folder)
+    assert main(["study", "report", str(folders[0])]) == 0
+    text = (folders[0] / "report" / "report.md").read_text()
+    best = status(folders[0])["best"]
+    wins, draws, losses = best["records"]["random"]["first"]
+    assert f"| `random` | first | {wins} | {draws} | {losses} |" in text and "win rate [95% CI]" in text
+    assert (folders[0] / "report" / "objective.png").stat().st_size > 1000
+    assert (folders[0] / "report" / "slices.png").stat().st_size > 1000
+    out = tmp_path / "cmp"
+    assert main(["study", "compare", *map(str, folders), "--out", str(out)]) == 0
+    table = (out / "compare.md").read_text()
+    assert "| grid" in table and "| random" in table and "| 2 |" in table
+    assert (out / "compare.png").stat().st_size > 1000
+    other = make_study(tmp_path, "other", **{'objective = "winrate"': 'objective = "balance"'})
+    run(other, trials=1, progress=False)
+    assert main(["study", "compare", str(folders[0]), str(other), "--out", str(out)]) == 2
+    assert "compare one objective" in capsys.readouterr().err

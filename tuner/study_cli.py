@@ -46,6 +46,26 @@ def _status(args) -> int:
     return 0
 
 
+def _report(args) -> int:
+    from tuner.report import write_report
+
+    path = write_report(args.folder, args.storage)
+    print(f"report: {path}")
+    return 0
+
+
+def _compare(args) -> int:
+    from tuner.report import write_comparison
+
+    out = Path(args.out) if args.out else Path(args.folders[0]).resolve().parent / "report"
+    try:
+        path = write_comparison(args.folders, out, args.storage)
+    except ValueError as e:
+        raise StudyError(str(e)) from None
+    print(f"comparison: {path}")
+    return 0
+
+
 def _print_status(s: dict) -> None:
     t = s["trials"]
     print(f"{s['study']}: {s['strategy']}, {s['objective']} ({s['direction']}); "
@@ -61,7 +81,7 @@ def add_commands(sub) -> None:
     """The `study` command and its subcommands, on the main parser's subparsers."""
     study = sub.add_parser(
         "study",
-        help="off-line tuning in a study folder: new, run, status",
+        help="off-line tuning in a study folder: new, run, status, report, compare",
         description="Off-line tuning: a study folder holds study.toml (what to tune, against whom, how)\n"
         "and everything a run stores (the Optuna journal, each trial's games, the environment).\n"
         "A study killed at any moment resumes where it stopped with `study run` again.",
@@ -114,3 +134,29 @@ def add_commands(sub) -> None:
     status.add_argument("--storage", metavar="URL", help=STORAGE_HELP)
     status.add_argument("--json", action="store_true", help="print one JSON object")
     status.set_defaults(run=_status)
+
+    report = commands.add_parser(
+        "report",
+        help="a Markdown report with plots of one study",
+        description="Write FOLDER/report/report.md with PNG plots: the objective per trial and the best so\n"
+        "far, one slice per parameter, and the best setting's wins, draws and losses per opponent\n"
+        "and seat with 95% intervals.",
+        epilog="example:\n  sparring study report studies/dsa-grid-connect4",
+        formatter_class=RAW,
+    )
+    report.add_argument("folder", metavar="FOLDER")
+    report.add_argument("--storage", metavar="URL", help=STORAGE_HELP)
+    report.set_defaults(run=_report)
+
+    compare = commands.add_parser(
+        "compare",
+        help="compare strategies (several seeds each) on one objective",
+        description="Compare studies that share one objective, grouped by strategy (one folder per seed):\n"
+        "best so far against games played, mean and range over seeds, in compare.md and compare.png.",
+        epilog="example:\n  sparring study compare studies/strategies-compare-connect4/*/",
+        formatter_class=RAW,
+    )
+    compare.add_argument("folders", nargs="+", metavar="FOLDER")
+    compare.add_argument("--out", metavar="DIR", help="where to write (default: report/ beside the first folder)")
+    compare.add_argument("--storage", metavar="URL", help=STORAGE_HELP)
+    compare.set_defaults(run=_compare)

@@ -1,0 +1,177 @@
+"""Study reports: a Markdown page with PNG plots for one study, and a comparison of several.
+
+`write_report(folder)`: the objective per trial with the best so far, one slice per parameter,
+and the best setting's per-opponent, per-seat wins, draws and losses with 95% intervals.
+`write_comparison(folders, out)`: studies with one objective, grouped by strategy (several seeds
+each): best so far against games played, mean and spread over seeds, as one plot and one table.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only, never a window
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+from optuna.trial import TrialState  # noqa: E402
+
+from tuner.arena import Record  # noqa: E402
+from tuner.runner import RUNS, games_per_trial, load  # noqa: E402
+from tuner.study import OBJECTIVES  # noqa: E402
+
+
+def _finished(study) -> list:
+    trials = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+    return sorted(trials, key=lambda t: t.number)
+
+
+def best_so_far(values, maximise: bool) -> np.ndarray:
+    values = np.asarray(values, dtype=float)
+    return np.maximum.accumulate(values) if maximise else np.minimum.accumulate(values)
+
+
+def _interval(pair) -> str:
+    return f"[{pair[0]:.2f}, {pair[1]:.2f}]"
+
+
+def write_report(folder, storage: str | None = None) -> Path:
+    """Write FOLDER/report/report.md and its plots; returns the Markdown file's path."""
+    folder = Path(folder)
+    spec, study = load(folder, storage)
+    trials = _finished(study)
+    out = folder / "report"
+    out.mkdir(exist_ok=True)
+    maximise = study.direction.name == "MAXIMIZE"
+    lines = [
+        f"# Study {study.study_name}",
+        "",
+        f"- game: {spec.game}; agent under tuning: `{spec.agent}`",
+        f"- opponents: {', '.join(f'`{o}`' for o in spec.opponents)}; {spec.games} games per opponent and seat",
+        f"- strategy: {spec.strategy} {json.dumps(spec.settings) if spec.settings else ''}".rstrip(),
+        f"- objective: {spec.objective} ({OBJECTIVES[spec.objective]})",
+        f"- seed {spec.seed}; {len(trials)} finished trials, {len(trials) * games_per_trial(spec)} games",
+    ]
+    runs = [json.loads(x) for x in (folder / RUNS).read_text().splitlines()] if (folder / RUNS).exists() else []
+    for r in runs[-1:]:
+        env = r["environment"]
+        versions = ", ".join(f"{k} {v}" for k, v in env["versions"].items() if v)
+        lines.append(f"- last run: commit {env['commit']}, {env['device']}, python {env['python']}, {versions}")
+    if not trials:
+        lines += ["", "No finished trial yet."]
+        path = out / "report.md"
+        path.write_text("\n".join(lines) + "\n")
+        return path
+    values = [t.value for t in trials]
+    best = study.best_trial
+    params = ", ".join(f"{k} = {v:g}" for k, v in best.params.items())
+    lines += ["", "## Best setting", "", f"Trial {best.number}: {spec.objective} = {best.value:.4g} at {params}.", ""]
+    lines += [
+        "| opponent | seat | wins | draws | losses | score [95% CI] | win rate [95% CI] | loss rate [95% CI] |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for opponent, seats in best.user_attrs["records"].items():
+        for seat, wdl in seats.items():
+            r = Record(*wdl)
+            lines.append(
+                f"| `{opponent}` | {seat} | {r.wins} | {r.draws} | {r.losses} | {r.score:.3f} "
+                f"{_interval(r.score_interval())} | {r.wins / r.games:.3f} {_interval(r.rate_interval(r.wins))} | "
+                f"{r.losses / r.games:.3f} {_interval(r.rate_interval(r.losses))} |"
+            )
+    _plot_trials(trials, values, maximise, spec.objective, out / "objective.png")
+    _plot_slices(trials, spec, out / "slices.png")
+    lines += ["", "## Trials", "", "![objective per trial](objective.png)", "", "![parameter slices](slices.png)", ""]
+    ranked = sorted(trials, key=lambda t: -t.value if maximise else t.value)[:10]
+    lines += ["Best ten trials:", "", "| trial | " + " | ".join(spec.space.names) + f" | {spec.objective} |"]
+    lines.append("|---" * (len(spec.space.names) + 2) + "|")
+    for t in ranked:
+        cells = " | ".join(f"{t.params[n]:g}" for n in spec.space.names)
+        lines.append(f"| {t.number} | {cells} | {t.value:.4g} |")
+    path = out / "report.md"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _plot_trials(trials, values, maximise, objective, path):
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    numbers = [t.number for t in trials]
+    ax.plot(numbers, values, "o", ms=4, alpha=0.6, label="trial")
+    ax.step(numbers, best_so_far(values, maximise), where="post", color="C3", label="best so far")
+    ax.set_xlabel("trial")
+    ax.set_ylabel(objective)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _plot_slices(trials, spec, path):
+    names = spec.space.names
+    fig, axes = plt.subplots(1, len(names), figsize=(3.2 * len(names), 3), squeeze=False)
+    for ax, name in zip(axes[0], names):
+        ax.plot([t.params[name] for t in trials], [t.value for t in trials], "o", ms=4, alpha=0.6)
+        ax.set_xlabel(name)
+        ax.set_ylabel(spec.objective)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def write_comparison(folders, out, storage: str | None = None) -> Path:
+    """Compare studies that share one objective; returns the Markdown file's path."""
+    curves: dict[str, list] = {}
+    objective = direction = None
+    for folder in folders:
+        spec, study = load(folder, storage)
+        if objective not in (None, spec.objective):
+            raise ValueError(f"{folder} optimises {spec.objective}, the others {objective}: compare one objective")
+        objective, direction = spec.objective, study.direction.name
+        trials = _finished(study)
+        if trials:
+            games = np.arange(1, len(trials) + 1) * games_per_trial(spec)
+            curves.setdefault(spec.strategy, []).append(
+                (games, best_so_far([t.value for t in trials], direction == "MAXIMIZE"), spec.seed)
+            )
+    if not curves:
+        raise ValueError("no finished trials in these studies")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    fig, ax = plt.subplots(figsize=(7, 4))
+    rows = []
+    for i, (strategy, runs) in enumerate(sorted(curves.items())):
+        grid = np.unique(np.concatenate([g for g, _, _ in runs]))
+        # each seed's best so far at every games count (held after its last trial)
+        table = np.array([[b[max(0, np.searchsorted(g, x, side="right") - 1)] for x in grid] for g, b, _ in runs])
+        mean, low, high = table.mean(axis=0), table.min(axis=0), table.max(axis=0)
+        ax.plot(grid, mean, color=f"C{i}", label=f"{strategy} ({len(runs)} seeds)")
+        ax.fill_between(grid, low, high, color=f"C{i}", alpha=0.15)
+        finals = [b[-1] for _, b, _ in runs]
+        rows.append((strategy, len(runs), float(np.mean(finals)), float(np.std(finals)), min(finals), max(finals),
+                     int(max(g[-1] for g, _, _ in runs))))  # fmt: skip
+    ax.set_xlabel("games played")
+    ax.set_ylabel(f"best {objective} so far")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out / "compare.png", dpi=110)
+    plt.close(fig)
+    better = max if direction == "MAXIMIZE" else min
+    best_mean = better(r[2] for r in rows)
+    lines = [
+        f"# Strategies compared on {objective} ({'maximised' if direction == 'MAXIMIZE' else 'minimised'})",
+        "",
+        "Best so far against games played: the line is the mean over seeds, the band their range.",
+        "",
+        "![best so far against games](compare.png)",
+        "",
+        "| strategy | seeds | final best, mean | sd | min | max | games per seed |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for strategy, n, mean, sd, low, high, games in rows:
+        mark = " **(best)**" if math.isclose(mean, best_mean) else ""
+        lines.append(f"| {strategy}{mark} | {n} | {mean:.4g} | {sd:.3g} | {low:.4g} | {high:.4g} | {games} |")
+    path = out / "compare.md"
+    path.write_text("\n".join(lines) + "\n")
+    return path
