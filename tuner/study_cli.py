@@ -24,14 +24,17 @@ def _new(args) -> int:
 
 
 def _run(args) -> int:
+    from tuner.report import write_report
     from tuner.runner import run
 
     summary = run(args.folder, workers=args.workers, storage=args.storage, trials=args.trials,
                   progress=not args.json)  # fmt: skip
+    summary["report"] = str(write_report(args.folder, args.storage))
     if args.json:
         print(json.dumps(summary))
     else:
         _print_status(summary)
+        print(f"report: {summary['report']}")
     return 0
 
 
@@ -106,8 +109,9 @@ def add_commands(sub) -> None:
     run = commands.add_parser(
         "run",
         help="run or resume a study until it has its trials",
-        description="Run the study in FOLDER until it has its number of finished trials; a resumed run\n"
-        "runs only what is missing, and re-runs trials that a dead worker left unfinished.\n"
+        description="Run the study in FOLDER until it has its number of finished trials, then write its\n"
+        "report (as `study report`). A resumed run runs only what is missing, and re-runs trials\n"
+        "that a dead worker left unfinished.\n"
         "Several `study run` processes (or --workers) share the trials; with --storage they may\n"
         "run on several machines.\n\nStrategies: " + ", ".join(STRATEGIES) + "\n"
         "(skopt-gp needs `pip install scikit-optimize`; only its GP Optimizer is used, since the\n"
