@@ -178,6 +178,9 @@ def test_each_player_has_its_own_tuner_and_both_learn_every_simulation():
     report = agent.tuning()
     assert set(report[0]["recommended"]) == {"K", "Ref"}
     assert sum(report[0]["samples_per_value"]["K"]) == 500
+    top = report[0]["most_sampled"]
+    assert top[0]["samples"] >= top[-1]["samples"] and set(top[0]["values"]) == {"K", "Ref"}
+    assert sum(t["samples"] for t in top) <= 500 and 0 <= top[0]["mean"] <= 1
     agent.new_game()
     assert agent.search.tuners[0].state.ints[0] == 0  # statistics are reset at a new game
 

@@ -75,6 +75,7 @@ def test_templates_render_to_valid_commented_studies():
         ({'objective = "winrate"': 'objective = "elo"'}, "objective 'elo' is unknown; choose from winrate, dda_d"),
         ({"games = 1": "games = 0"}, "games must be at least 1"),
         ({"values = [0.25": "values = [0.25, 0.25"}, "values must be distinct"),
+        ({"trials = 4": "trials = 4\ntotal_games = 20"}, "give the budget as trials or as total_games, not both"),
     ],
 )
 def test_bad_studies_are_one_line_errors(tmp_path, change, message):
@@ -97,6 +98,11 @@ def test_cli_errors_exit_2_with_one_line_and_write_nothing(tmp_path, capsys):
     assert main(["study", "run", str(good), "--storage", "postgresql://nobody@127.0.0.1:1/none"]) == 2
     assert "cannot reach storage" in capsys.readouterr().err
     assert sorted(p.name for p in good.iterdir()) == ["study.toml"]
+
+
+def test_the_budget_may_be_given_in_games(tmp_path):
+    folder = make_study(tmp_path, **{"trials = 4": "total_games = 9"})
+    assert StudySpec.load(folder).trials == 5  # two games a trial (one opponent, one game per seat)
 
 
 def test_study_new_writes_a_template_once(tmp_path, capsys):

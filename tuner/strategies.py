@@ -625,10 +625,20 @@ class Strategy:
         return x
 
     def report(self) -> dict:
-        """What the strategy did so far, for people: samples per value, combinations tried, the recommendation."""
+        """What the strategy did so far, for people: samples per value and per combination, the recommendation."""
+        n, total = self.state.combo_n, self.state.combo_s
+        top = np.argsort(-n, kind="stable")[: min(10, int((n > 0).sum()))]
         return {
             "samples_per_value": self.samples_per_value(),
-            "combinations_sampled": int((self.state.combo_n > 0).sum()),
+            "combinations_sampled": int((n > 0).sum()),
+            "most_sampled": [  # the ten combinations sampled most: values, samples, mean reward
+                {
+                    "values": dict(zip(self.space.names, self.values(np.unravel_index(c, tuple(self.space.sizes))))),
+                    "samples": int(n[c]),
+                    "mean": float(total[c] / n[c]),
+                }
+                for c in top
+            ],  # fmt: skip
             "recommended": dict(zip(self.space.names, self.values(self.recommend()))),
         }
 

@@ -59,6 +59,7 @@ KEYS = {
     "objective": "winrate, dda_d or balance",
     "games": "games per trial against each opponent in each seat",
     "trials": "finished trials to reach (the budget; `study run --trials` overrides it)",
+    "total_games": "the budget as games in all, instead of trials (trials = total_games / games of a trial)",
     "seed": "seeds the strategy and every game: same study and seed, same results",
     "workers": "trials run at once (processes); `study run --workers` overrides it",
     "game_workers": "games of one trial run at once (threads)",
@@ -105,7 +106,7 @@ class StudySpec:
             opponents=_opponents(raw["opponents"]),
             objective=_choice(raw.get("objective", "winrate"), OBJECTIVES, "objective"),
             games=_positive(raw, "games", 10),
-            trials=_positive(raw, "trials", 20),
+            trials=_trials(raw),
             seed=_integer(raw, "seed", 0),
             workers=_positive(raw, "workers", 1),
             game_workers=_positive(raw, "game_workers", 1),
@@ -177,6 +178,16 @@ def _positive(raw, key, default) -> int:
     if value < 1:
         raise StudyError(f"{key} must be at least 1, got {value}")
     return value
+
+
+def _trials(raw) -> int:
+    """The budget in trials: `trials`, or `total_games` over the games of one trial (rounded up)."""
+    if "total_games" not in raw:
+        return _positive(raw, "trials", 20)
+    if "trials" in raw:
+        raise StudyError("give the budget as trials or as total_games, not both")
+    per_trial = 2 * _positive(raw, "games", 10) * len(_opponents(raw.get("opponents")))
+    return -(-_positive(raw, "total_games", 1) // per_trial)
 
 
 def _choice(value, known, key) -> str:
@@ -309,6 +320,8 @@ def render(template: Template, name: str) -> str:
     lines = [f"# {name}: {template.doc}.", f"# Run it with `sparring study run studies/{name}`.", ""]
     for key in ("game", "agent", "opponents", "objective", "games", "trials", "seed", "workers", "game_workers"):
         lines += [f"# {KEYS[key]}", f"{key} = {_toml(v[key])}", ""]
+        if key == "trials":
+            lines[-1:] = [f"# or {KEYS['total_games']}:", "# total_games = 1000", ""]
     lines += [
         f"# {KEYS['strategy']}",
         f"# name: {', '.join(STRATEGIES)} (skopt-gp needs `pip install scikit-optimize`)",
