@@ -60,9 +60,9 @@ def _report(args) -> int:
 def _compare(args) -> int:
     from tuner.report import write_comparison
 
-    out = Path(args.out) if args.out else Path(args.folders[0]).resolve().parent / "report"
+    out = Path(args.out) if args.out else Path(args.folder[0]).resolve().parent / "report"
     try:
-        path = write_comparison(args.folders, out, args.storage)
+        path = write_comparison(args.folder, out, args.storage)
     except ValueError as e:
         raise StudyError(str(e)) from None
     print(f"comparison: {path}")
@@ -80,6 +80,15 @@ def _print_status(s: dict) -> None:
         print(f"best: trial {b['trial']}, {s['objective']} = {b['value']:.4g} at {params}")
 
 
+def _subcommand(commands, name, summary, description, example, run):
+    """One `study` subcommand with its --help text and an example."""
+    parser = commands.add_parser(name, help=summary, description=description, epilog=f"example:\n  {example}",
+                                 formatter_class=RAW)  # fmt: skip
+    parser.add_argument("folder", metavar="FOLDER", nargs="+" if name == "compare" else None)
+    parser.set_defaults(run=run)
+    return parser
+
+
 def add_commands(sub) -> None:
     """The `study` command and its subcommands, on the main parser's subparsers."""
     study = sub.add_parser(
@@ -94,73 +103,54 @@ def add_commands(sub) -> None:
     )
     commands = study.add_subparsers(dest="study_command", metavar="SUBCOMMAND", required=True)
 
-    new = commands.add_parser(
-        "new",
-        help="write a commented study.toml from a template",
-        description="Create FOLDER with a study.toml to edit. Templates:\n"
+    new = _subcommand(
+        commands, "new", "write a commented study.toml from a template",
+        "Create FOLDER with a study.toml to edit. Templates:\n"
         + "\n".join(f"  {name:<12}{t.doc}" for name, t in TEMPLATES.items()),
-        epilog="example:\n  sparring study new studies/my-dsa --template dsa-grid",
-        formatter_class=RAW,
-    )
-    new.add_argument("folder", metavar="FOLDER", help="the study folder to create")
+        "sparring study new studies/my-dsa --template dsa-grid", _new,
+    )  # fmt: skip
     new.add_argument("--template", choices=list(TEMPLATES), default="sp-offline", help="(default: sp-offline)")
-    new.set_defaults(run=_new)
 
-    run = commands.add_parser(
-        "run",
-        help="run or resume a study until it has its trials",
-        description="Run the study in FOLDER until it has its number of finished trials, then write its\n"
+    run = _subcommand(
+        commands, "run", "run or resume a study until it has its trials",
+        "Run the study in FOLDER until it has its number of finished trials, then write its\n"
         "report (as `study report`). A resumed run runs only what is missing, and re-runs trials\n"
-        "that a dead worker left unfinished.\n"
-        "Several `study run` processes (or --workers) share the trials; with --storage they may\n"
-        "run on several machines.\n\nStrategies: " + ", ".join(STRATEGIES) + "\n"
-        "(skopt-gp needs `pip install scikit-optimize`; only its GP Optimizer is used, since the\n"
-        "package is archived upstream.)\nObjectives:\n" + "\n".join(f"  {k:<9}{v}" for k, v in OBJECTIVES.items()),
-        epilog="example:\n  sparring study run studies/sp-offline-connect4 --workers 2 --trials 40",
-        formatter_class=RAW,
-    )
-    run.add_argument("folder", metavar="FOLDER")
+        "that a dead worker left unfinished. Several `study run` processes (or --workers) share\n"
+        "the trials; with --storage they may run on several machines.\n\nStrategies: "
+        + ", ".join(STRATEGIES)
+        + "\n(skopt-gp needs `pip install scikit-optimize`; only its GP Optimizer is used, since\n"
+        "the package is archived upstream.)\nObjectives:\n"
+        + "\n".join(f"  {k:<9}{v}" for k, v in OBJECTIVES.items()),
+        "sparring study run studies/sp-offline-connect4 --workers 2 --trials 40", _run,
+    )  # fmt: skip
     run.add_argument("--workers", type=int, help="trials run at once, as processes (study.toml's workers)")
     run.add_argument("--trials", type=int, help="finished trials to reach (study.toml's trials)")
     run.add_argument("--storage", metavar="URL", help=STORAGE_HELP)
     run.add_argument("--json", action="store_true", help="no progress bar; print the final status as JSON")
-    run.set_defaults(run=_run)
 
-    status = commands.add_parser(
-        "status",
-        help="trials finished, running and failed; the best setting",
-        description="What the study in FOLDER has done: trials finished, running, queued and failed,\n"
+    status = _subcommand(
+        commands, "status", "trials finished, running and failed; the best setting",
+        "What the study in FOLDER has done: trials finished, running, queued and failed,\n"
         "games played, and the best trial with its parameters.",
-        epilog="example:\n  sparring study status studies/sp-offline-connect4 --json",
-        formatter_class=RAW,
-    )
-    status.add_argument("folder", metavar="FOLDER")
+        "sparring study status studies/sp-offline-connect4 --json", _status,
+    )  # fmt: skip
     status.add_argument("--storage", metavar="URL", help=STORAGE_HELP)
     status.add_argument("--json", action="store_true", help="print one JSON object")
-    status.set_defaults(run=_status)
 
-    report = commands.add_parser(
-        "report",
-        help="a Markdown report with plots of one study",
-        description="Write FOLDER/report/report.md with PNG plots: the objective per trial and the best so\n"
+    report = _subcommand(
+        commands, "report", "a Markdown report with plots of one study",
+        "Write FOLDER/report/report.md with PNG plots: the objective per trial and the best so\n"
         "far, one slice per parameter, and the best setting's wins, draws and losses per opponent\n"
         "and seat with 95% intervals.",
-        epilog="example:\n  sparring study report studies/dsa-grid-connect4",
-        formatter_class=RAW,
-    )
-    report.add_argument("folder", metavar="FOLDER")
+        "sparring study report studies/dsa-grid-connect4", _report,
+    )  # fmt: skip
     report.add_argument("--storage", metavar="URL", help=STORAGE_HELP)
-    report.set_defaults(run=_report)
 
-    compare = commands.add_parser(
-        "compare",
-        help="compare strategies (several seeds each) on one objective",
-        description="Compare studies that share one objective, grouped by strategy (one folder per seed):\n"
+    compare = _subcommand(
+        commands, "compare", "compare strategies (several seeds each) on one objective",
+        "Compare studies that share one objective, grouped by strategy (one folder per seed):\n"
         "best so far against games played, mean and range over seeds, in compare.md and compare.png.",
-        epilog="example:\n  sparring study compare studies/strategies-compare-connect4/*/",
-        formatter_class=RAW,
-    )
-    compare.add_argument("folders", nargs="+", metavar="FOLDER")
+        "sparring study compare studies/strategies-compare-connect4/*-s*/", _compare,
+    )  # fmt: skip
     compare.add_argument("--out", metavar="DIR", help="where to write (default: report/ beside the first folder)")
     compare.add_argument("--storage", metavar="URL", help=STORAGE_HELP)
-    compare.set_defaults(run=_compare)
