@@ -253,3 +253,16 @@ def test_report_and_compare(tmp_path, capsys):
     run(other, trials=1, progress=False)
     assert main(["study", "compare", str(folders[0]), str(other), "--out", str(out)]) == 2
     assert "compare one objective" in capsys.readouterr().err
+
+
+def test_the_stock_optuna_cli_reads_a_study(tmp_path):
+    folder = make_study(tmp_path, "readable")
+    run(folder, trials=2, progress=False)
+    optuna_cli = Path(sys.executable).parent / "optuna"
+    out = subprocess.run(
+        [str(optuna_cli), "best-trial", "--study-name", "readable", "--storage", str(folder / "journal.log"),
+         "--storage-class", "JournalFileBackend", "-f", "json"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["value"] == status(folder)["best"]["value"]
