@@ -256,6 +256,10 @@ def main(argv=None) -> int:
         command = args.command + (f" {args.study_command}" if args.command == "study" else "")
         print(f"sparring {command}: error: {error}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        resume = " (a study resumes where it stopped: run the same command again)" if args.command == "study" else ""
+        print(f"\nsparring {args.command}: interrupted{resume}", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":
