@@ -181,17 +181,19 @@ def test_two_workers_share_a_grid_without_evaluating_a_point_twice(tmp_path):
 
 
 def test_kill_9_then_run_again_loses_nothing_and_reruns_the_dead_trial(tmp_path):
-    folder = make_study(tmp_path, strategy="grid", **{"simulations=30": "simulations=400", "games = 1": "games = 2"})
+    # 0.05 s a move: a trial lasts about a second on any machine, so the poll below sees it running
+    folder = make_study(tmp_path, strategy="grid", **{"simulations=30": "time=0.05", "games = 1": "games = 2"})
     command = [sys.executable, "-m", "tuner.cli", "study", "run", str(folder), "--json"]
     proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.time() + 240
     try:
-        while time.time() < deadline:  # kill it in the middle of its second trial
-            time.sleep(0.2)
+        while time.time() < deadline and proc.poll() is None:  # kill it in the middle of its second trial
+            time.sleep(0.1)
             if (folder / "journal.log").exists():
                 states = [t.state for t in trials_of(folder)]
                 if states.count(optuna.trial.TrialState.COMPLETE) >= 1 and optuna.trial.TrialState.RUNNING in states:
                     break
+        assert proc.poll() is None, "the study finished before the test could kill it"
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
     finally:
