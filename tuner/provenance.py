@@ -18,10 +18,13 @@ def _git(*args) -> str:
 
 
 def commit() -> str:
-    """The checkout's short commit, '+dirty' when it has uncommitted changes ('unknown' outside git)."""
+    """The checkout's short commit, '+dirty' when tracked files have changes ('unknown' outside git).
+
+    Untracked files do not count: a study's own outputs are untracked while it runs."""
     try:
         head = _git("rev-parse", "--short", "HEAD")
-        return (head + ("+dirty" if _git("status", "--porcelain") else "")) if head else "unknown"
+        dirty = _git("status", "--porcelain", "--untracked-files=no")
+        return (head + ("+dirty" if dirty else "")) if head else "unknown"
     except OSError:
         return "unknown"
 
