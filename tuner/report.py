@@ -139,21 +139,22 @@ def write_comparison(folders, out, storage: str | None = None) -> Path:
         raise ValueError("no finished trials in these studies")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = plt.subplots(figsize=(9, 4))
     rows = []
     for i, (strategy, runs) in enumerate(sorted(curves.items())):
         grid = np.unique(np.concatenate([g for g, _, _ in runs]))
         # each seed's best so far at every games count (held after its last trial)
         table = np.array([[b[max(0, np.searchsorted(g, x, side="right") - 1)] for x in grid] for g, b, _ in runs])
         mean, low, high = table.mean(axis=0), table.min(axis=0), table.max(axis=0)
-        ax.plot(grid, mean, color=f"C{i}", label=f"{strategy} ({len(runs)} seeds)")
-        ax.fill_between(grid, low, high, color=f"C{i}", alpha=0.15)
+        color, style = f"C{i % 10}", ("-", "--", ":")[i // 10 % 3]  # ten colours, then dashed lines
+        ax.plot(grid, mean, color=color, linestyle=style, label=f"{strategy} ({len(runs)} seeds)")
+        ax.fill_between(grid, low, high, color=color, alpha=0.1)
         finals = [b[-1] for _, b, _ in runs]
         rows.append((strategy, len(runs), float(np.mean(finals)), float(np.std(finals)), min(finals), max(finals),
                      int(max(g[-1] for g, _, _ in runs))))  # fmt: skip
     ax.set_xlabel("games played")
     ax.set_ylabel(f"best {objective} so far")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))  # beside the plot, never over a curve
     fig.tight_layout()
     fig.savefig(out / "compare.png", dpi=110)
     plt.close(fig)
