@@ -150,7 +150,8 @@ def write_comparison(folders, out, storage: str | None = None) -> Path:
         ax.plot(grid, mean, color=color, linestyle=style, label=f"{strategy} ({len(runs)} seeds)")
         ax.fill_between(grid, low, high, color=color, alpha=0.1)
         finals = [b[-1] for _, b, _ in runs]
-        rows.append((strategy, len(runs), float(np.mean(finals)), float(np.std(finals)), min(finals), max(finals),
+        spread = round(float(np.std(finals)), 9)  # equal finals print a spread of 0, not float noise
+        rows.append((strategy, len(runs), float(np.mean(finals)), spread, min(finals), max(finals),
                      int(max(g[-1] for g, _, _ in runs))))  # fmt: skip
     ax.set_xlabel("games played")
     ax.set_ylabel(f"best {objective} so far")
