@@ -14,7 +14,8 @@ import pytest
 
 from tuner import objective
 from tuner.cli import main
-from tuner.runner import load, run, status, trial_seed
+from tuner.runner import _objective, load, run, status, trial_seed
+from tuner.samplers import distributions
 from tuner.study import TEMPLATES, StudyError, StudySpec, render
 
 # a study small enough for tests: MCTS with a tuned C against random, one game per seat
@@ -172,12 +173,33 @@ def test_skopt_gp_runs_a_study_where_scikit_optimize_is_installed(tmp_path):
     assert run(folder, trials=3, progress=False)["trials"]["complete"] == 3
 
 
+def played(trials):
+    """The trials that played: complete ones; anything else may only be a surplus trial, pruned unplayed."""
+    assert all(t.state == optuna.trial.TrialState.PRUNED and not t.params for t in trials if t.state.name != "COMPLETE")
+    return [t for t in trials if t.state == optuna.trial.TrialState.COMPLETE]
+
+
 def test_two_workers_share_a_grid_without_evaluating_a_point_twice(tmp_path):
     folder = make_study(tmp_path, strategy="grid")
     run(folder, workers=2, progress=False)
-    trials = trials_of(folder)
-    assert [t.state for t in trials] == [optuna.trial.TrialState.COMPLETE] * 4
+    trials = played(trials_of(folder))
     assert sorted(t.params["C"] for t in trials) == [0.25, 0.5, 1.0, 2.0]
+
+
+def test_workers_that_start_trials_at_once_do_not_overshoot_the_budget(tmp_path):
+    folder = make_study(tmp_path, strategy="grid")
+    run(folder, trials=1, progress=False)
+    spec, study = load(folder)
+    first, second = study.ask(), study.ask()  # two workers saw one trial finished of two and both started one
+    run_trial = _objective(spec, distributions(spec), target=2)
+    with pytest.raises(optuna.TrialPruned):
+        run_trial(second)
+    study.tell(second, state=optuna.trial.TrialState.PRUNED)
+    study.tell(first, run_trial(first))
+    assert status(folder)["trials"]["complete"] == 2
+    run(folder, trials=3, progress=False)  # the grid goes on where it was: the pruned trial took no point
+    trials = played(trials_of(folder))
+    assert sorted(t.params["C"] for t in trials) == [0.25, 0.5, 1.0]
 
 
 def test_kill_9_then_run_again_loses_nothing_and_reruns_the_dead_trial(tmp_path):

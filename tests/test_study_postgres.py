@@ -12,10 +12,9 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-import optuna
 import pytest
 
-from tests.test_study import TINY
+from tests.test_study import TINY, played
 from tuner.runner import load, run, status
 
 
@@ -74,12 +73,12 @@ def postgres_url():
 def test_two_workers_run_one_study_on_postgresql(tmp_path, postgres_url):
     folder = tmp_path / "pg-study"
     folder.mkdir()
-    (folder / "study.toml").write_text(TINY.replace("STRATEGY", "grid"))
+    # 0.05 s a move: trials last long enough that the worker started second still finds some to run
+    (folder / "study.toml").write_text(TINY.replace("STRATEGY", "grid").replace("simulations=30", "time=0.05"))
     summary = run(folder, workers=2, storage=postgres_url, progress=False)
     assert summary["trials"]["complete"] == 4 and summary["trials"]["failed"] == 0
     _, study = load(folder, postgres_url)
-    trials = study.get_trials(deepcopy=False)
-    assert all(t.state == optuna.trial.TrialState.COMPLETE for t in trials)
+    trials = played(study.get_trials(deepcopy=False))
     assert sorted(t.params["C"] for t in trials) == [0.25, 0.5, 1.0, 2.0]  # the grid, once
     assert len({t.user_attrs["worker"] for t in trials}) == 2  # both workers ran trials
     assert not (folder / "journal.log").exists()  # everything went to the server

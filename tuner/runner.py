@@ -181,8 +181,17 @@ def games_per_trial(spec: StudySpec) -> int:
     return 2 * spec.games * len(spec.opponents)
 
 
-def _objective(spec: StudySpec, dists: dict, bar=None):
+def _surplus(study, number: int, target: int) -> bool:
+    """Whether trial `number` has `target` trials before it that finished, run or wait: workers that
+    start trials at the same moment (on one machine or several) would otherwise overshoot the budget."""
+    states = (TrialState.COMPLETE, TrialState.RUNNING, TrialState.WAITING)
+    return sum(t.number < number for t in study.get_trials(deepcopy=False, states=states)) >= target
+
+
+def _objective(spec: StudySpec, dists: dict, target: int, bar=None):
     def run_trial(trial: optuna.Trial) -> float:
+        if _surplus(trial.study, trial.number, target):
+            raise optuna.TrialPruned("the study had its trials already")  # stored as PRUNED, never replayed
         trial.set_user_attr("worker", _worker_id())
         values = suggest(trial, dists)
         seed = trial_seed(spec.seed, trial.user_attrs.get("retry_of", trial.number))
@@ -198,17 +207,18 @@ def _objective(spec: StudySpec, dists: dict, bar=None):
     return run_trial
 
 
-def work(folder, storage: str | None, target: int) -> None:
+def work(folder, storage: str | None, target: int, bar=None) -> None:
     """One worker: run trials until the study has `target` finished ones (counting those running)."""
     folder = Path(folder)
     spec, study = load(folder, storage)
-    run_trial = _objective(spec, distributions(spec))
+    run_trial = _objective(spec, distributions(spec), target, bar)
     while True:
         recover(folder, study)
         c = _counts(study)
         if c["complete"] + c["running"] >= target:
             return
         study.optimize(run_trial, n_trials=1, catch=())
+        _refresh(bar, study, spec)
 
 
 def run(folder, workers: int | None = None, storage: str | None = None, trials: int | None = None,
@@ -227,11 +237,7 @@ def run(folder, workers: int | None = None, storage: str | None = None, trials: 
     recover(folder, study)
     bar = _bar(spec, study, target, progress)
     if workers == 1:
-        run_trial = _objective(spec, distributions(spec), bar)
-        while _counts(study)["complete"] < target:
-            recover(folder, study)
-            study.optimize(run_trial, n_trials=1, catch=())
-            _refresh(bar, study, spec)
+        work(folder, storage, target, bar)
     else:
         ctx = multiprocessing.get_context("spawn")
         procs = [ctx.Process(target=work, args=(str(folder), storage, target), daemon=True) for _ in range(workers)]

@@ -7,7 +7,8 @@ reward. A resumed study (or a second worker) therefore continues the same search
 worker a run is reproduced exactly. Trials that are still running were asked but not told: a
 strategy that only moves on after a reward (EA, NTBEA, LSI, CMA-ES) may then hand two workers the
 same point; grid, random and NMC move on at every ask, so a grid is never evaluated twice at once.
-A trial re-run after a crash (`retry_of`) repeats the failed trial's point and is not asked again.
+A trial re-run after a crash (`retry_of`) repeats the failed trial's point and is not asked again;
+a trial started beyond the budget by a racing worker is pruned before it plays and is skipped.
 """
 
 from __future__ import annotations
@@ -58,7 +59,8 @@ class _ReplaySampler(optuna.samplers.BaseSampler):
     def sample_relative(self, study, trial, search_space):
         if not search_space:
             return {}
-        earlier = [t for t in study.get_trials(deepcopy=False) if t.number < trial.number]
+        trials = study.get_trials(deepcopy=False)
+        earlier = [t for t in trials if t.number < trial.number and t.state != TrialState.PRUNED]
         return self.replay(sorted(earlier, key=lambda t: t.number))
 
     def sample_independent(self, study, trial, param_name, param_distribution):
