@@ -305,7 +305,8 @@ class MCTS:
         self.game = game
         self.params = np.tile(np.asarray(params, dtype=np.float64), (2, 1))
         self.tuners = tuners
-        self._generations = None
+        self._batches = None  # CMA-ES: per player, its generation's parameter rows and their rewards
+        self._next_row = np.zeros(2, dtype=np.int64)  # per player, the row its next simulation uses
         if tuners is not None:
             space = tuners[0].space
             self._columns = np.asarray(tuned, dtype=np.int64)
@@ -329,7 +330,7 @@ class MCTS:
         """Forget the tree, the MAST statistics and what the tuners learnt (a new game)."""
         clear(self.tree)
         self._root_history = None
-        self._generations = None
+        self._batches = None
         if self.tuners is not None:
             for tuner in self.tuners:
                 tuner.reset()
@@ -371,17 +372,17 @@ class MCTS:
             for p, tuner in enumerate(self.tuners):
                 self.params[p, self._columns] = tuner.values(tuner.recommend())
             return run_simulations(*common)
-        if self._generations is None:
-            self._generations = [self._ask(a), self._ask(b)], np.zeros(2, dtype=np.int64)
-        (batch0, rewards0), (batch1, rewards1) = self._generations[0]
-        next_row = self._generations[1]
-        ran = run_batch_simulations(*common, batch0, batch1, next_row, rewards0, rewards1, self._columns)
+        if self._batches is None:
+            self._batches = [self._ask(a), self._ask(b)]
+            self._next_row[:] = 0
+        (batch0, rewards0), (batch1, rewards1) = self._batches
+        ran = run_batch_simulations(*common, batch0, batch1, self._next_row, rewards0, rewards1, self._columns)
         for p, tuner in enumerate(self.tuners):
-            batch, rewards = self._generations[0][p]
-            if next_row[p] == len(batch):
+            batch, rewards = self._batches[p]
+            if self._next_row[p] == len(batch):
                 tuner.tell_generation(rewards)
-                self._generations[0][p] = self._ask(tuner)
-                next_row[p] = 0
+                self._batches[p] = self._ask(tuner)
+                self._next_row[p] = 0
         return ran
 
     @staticmethod

@@ -21,7 +21,7 @@ from optuna.trial import TrialState  # noqa: E402
 
 from tuner.arena import Record  # noqa: E402
 from tuner.runner import RUNS, games_per_trial, load  # noqa: E402
-from tuner.study import OBJECTIVES  # noqa: E402
+from tuner.study import OBJECTIVES, StudyError  # noqa: E402
 
 
 def _finished(study) -> list:
@@ -127,7 +127,7 @@ def write_comparison(folders, out, storage: str | None = None) -> Path:
     for folder in folders:
         spec, study = load(folder, storage)
         if objective not in (None, spec.objective):
-            raise ValueError(f"{folder} optimises {spec.objective}, the others {objective}: compare one objective")
+            raise StudyError(f"{folder} optimises {spec.objective}, the others {objective}: compare one objective")
         objective, direction = spec.objective, study.direction.name
         trials = _finished(study)
         if trials:
@@ -136,7 +136,7 @@ def write_comparison(folders, out, storage: str | None = None) -> Path:
                 (games, best_so_far([t.value for t in trials], direction == "MAXIMIZE"), spec.seed)
             )
     if not curves:
-        raise ValueError("no finished trials in these studies")
+        raise StudyError("no finished trials in these studies")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     fig, ax = plt.subplots(figsize=(9, 4))

@@ -234,7 +234,6 @@ def run(folder, workers: int | None = None, storage: str | None = None, trials: 
               "storage": "journal" if storage is None else _redact(storage)}  # fmt: skip
     with open(folder / RUNS, "a") as f:
         f.write(json.dumps(record) + "\n")
-    recover(folder, study)
     bar = _bar(spec, study, target, progress)
     if workers == 1:
         work(folder, storage, target, bar)

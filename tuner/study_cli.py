@@ -61,10 +61,7 @@ def _compare(args) -> int:
     from tuner.report import write_comparison
 
     out = Path(args.out) if args.out else Path(args.folder[0]).resolve().parent / "report"
-    try:
-        path = write_comparison(args.folder, out, args.storage)
-    except ValueError as e:
-        raise StudyError(str(e)) from None
+    path = write_comparison(args.folder, out, args.storage)
     print(f"comparison: {path}")
     return 0
 
