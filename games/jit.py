@@ -40,10 +40,10 @@ PACKAGES = ("games", "search", "nets", "tuner")
 def _cache_dir() -> str:
     digest = hashlib.sha256()
     for package in PACKAGES:
-        for source in sorted((_ROOT / package).glob("*.py")):
+        for source in sorted((_ROOT / package).rglob("*.py")):
             text = source.read_bytes()
             if b"@kernel" in text or b"numba" in text:  # only compiled code can end up inlined in a kernel
-                digest.update(source.name.encode() + text)
+                digest.update(str(source.relative_to(_ROOT)).encode() + text)
     base = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(Path.home(), ".cache", "sparring")
     return os.path.join(base, f"numba-{digest.hexdigest()[:16]}")
 

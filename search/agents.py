@@ -22,9 +22,9 @@ from search.mcts import ALPHADDA, EPSILON, MCTS, REF, UCB1, VO, C, K, SearchResu
 from search.minimax import empty_squares, evaluation, minimax_action
 from search.move_choice import choose_move
 from search.strength import INTRA_MOVES, InterGame, IntraGame, StrengthAdjuster
-from tuner.space import sa_mcts_space
 from tuner.strategies import NAMES as STRATEGY_NAMES
-from tuner.strategies import make_strategy
+from tuner.strategies import REGISTRY as STRATEGIES
+from tuner.strategies import make_strategy, sa_mcts_space
 
 
 class Agent:
@@ -196,15 +196,11 @@ _SP_KEYS = {
 _TUNE_KEYS = {
     "tuner": Key(_choice("none", *STRATEGY_NAMES), "none", "on-line tuning strategy"),
     "tune": Key(str, "C+eps", "tuned parameters joined by +, from C, eps, VO, T (ap also K, Ref), or all"),
-    "eps0": Key(_number(0, 1), 0.75, "nmc: exploration probability"),
-    "population": Key(_number(2, integer=True), 50, "ea: population size"),
-    "elite": Key(_number(1, integer=True), 25, "ea: elite size"),
-    "crossover": Key(_number(0, 1), 0.5, "ea: crossover probability"),
-    "ntbea_c": Key(_number(), 0.2, "ntbea: UCB constant of the landscape model"),
-    "neighbours": Key(_number(1, integer=True), 5, "ntbea: neighbours per step"),
-    "lsi_budget": Key(_number(2, integer=True), None, "lsi: samples in a game (default: simulations x moves)"),
-    "sigma": Key(_number(1e-9), 0.3, "cmaes: initial step size in [0, 1]^d"),
-    "popsize": Key(_number(2, integer=True), None, "cmaes: population (default pycma's 4 + 3 ln d)"),
+    **{  # every strategy's settings; left out, the strategy's own default
+        s.spec_key: Key(_number(s.low, s.high, integer=s.integer), None, f"{s.doc} (default {s.default})")
+        for entry in STRATEGIES.values()
+        for s in entry.settings
+    },
 }
 _SP_KEYS.update(_TUNE_KEYS)
 _AP_KEYS = {
@@ -253,13 +249,9 @@ def _tuners(game, seed, o, grave):
         raise ValueError(f"bad tune={o['tune']!r}: {', '.join(bad)} not tunable here; choose from {'+'.join(allowed)}")
     space = sa_mcts_space(names)
     kind = o["tuner"]
-    settings = {
-        "nmc": {"eps0": o["eps0"]},
-        "ea": {"population": o["population"], "elite": o["elite"], "crossover": o["crossover"]},
-        "ntbea": {"c": o["ntbea_c"], "neighbours": o["neighbours"]},
-        "lsi": {"budget": o["lsi_budget"] or _lsi_budget(game, o)},
-        "cmaes": {"sigma": o["sigma"], "popsize": o["popsize"]},
-    }.get(kind, {})
+    settings = {s.name: o[s.spec_key] for s in STRATEGIES[kind].settings if o[s.spec_key] is not None}
+    if kind == "lsi" and "budget" not in settings:
+        settings["budget"] = _lsi_budget(game, o)
     tuners = tuple(make_strategy(space, kind, seed + p, **settings) for p in (0, 1))
     return tuners, [_COLUMNS[n] for n in names]
 

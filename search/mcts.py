@@ -19,6 +19,7 @@ import numpy as np
 from games.jit import kernel
 from games.rng import randint, uniform
 from search.tree import FREE_NODE, FREE_ROW, FULL, ROOT, child, clear, copy_subtree, new_tree, root_statistics
+from tuner.strategies import Strategy
 from tuner.strategies import choose as tuner_choose
 from tuner.strategies import update as tuner_update
 
@@ -298,7 +299,7 @@ class MCTS:
     (N_open, formula, use MAST, use AMAF). `mast_decay` multiplies the MAST statistics after
     every real move. `tuners` (optional): a pair of allocation strategies, one per player, that
     choose `tuned` (parameter indices C..T): compiled ones (tuner.strategies) before every
-    simulation, CMA-ES (tuner.cmaes) a generation at a time.
+    simulation, CMA-ES a generation at a time.
     """
 
     def __init__(self, game, params, settings, rng, mast_decay=0.2, nodes=1 << 12, tuners=None, tuned=()):
@@ -313,7 +314,7 @@ class MCTS:
             self._values = np.full((len(space), int(space.sizes.max())), np.nan)
             for j, p in enumerate(space.params):
                 self._values[j, : len(p.values)] = p.values
-            self._batched = hasattr(tuners[0], "ask_generation")
+            self._batched = not isinstance(tuners[0], Strategy)  # CMA-ES: a generation per call
         self.settings = np.asarray(settings, dtype=np.int64)
         self.rng = rng
         self.mast_decay = mast_decay

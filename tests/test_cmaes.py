@@ -7,9 +7,7 @@ import pytest
 
 import games
 import search
-from tuner.cmaes import CMAES, repair
-from tuner.space import Param, Space
-from tuner.strategies import make_strategy
+from tuner.strategies import CMAES, Param, Space, clip_to_box, make_strategy
 
 
 def unit_square():
@@ -17,7 +15,7 @@ def unit_square():
 
 
 def test_repair_clips_into_the_box_and_the_penalty_is_alpha_times_the_distance():
-    repaired, distance = repair([1.3, -0.4, 0.5])
+    repaired, distance = clip_to_box([1.3, -0.4, 0.5])
     assert repaired.tolist() == [1.0, 0.0, 0.5] and distance == pytest.approx(0.5)
     strategy = CMAES(unit_square(), seed=0)
     # Algorithm 6: 100 - r + alpha ||p - p'||, r on GGP's 0..100 scale, alpha = 100

@@ -4,8 +4,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from tuner.space import Param, Space, sa_mcts_space
-from tuner.strategies import KINDS, NAMES, Strategy, choose, update
+from tuner.strategies import COMPILED, NAMES, Param, Space, Strategy, choose, sa_mcts_space, update
 
 ADAPTIVE = ["nmc", "ea", "ntbea"]
 
@@ -49,7 +48,7 @@ def test_adaptive_strategies_concentrate_on_the_best_combination(kind):
     assert share > 10 / 125  # ten times a uniform allocation
 
 
-@pytest.mark.parametrize("kind", sorted(set(KINDS) - {"lsi"}))
+@pytest.mark.parametrize("kind", sorted(set(COMPILED) - {"lsi"}))
 def test_every_strategy_recommends_the_best_combination(kind):
     space, mean, best = three_by_five()
     strategy = Strategy(space, kind, seed=2)
@@ -64,7 +63,7 @@ def test_lsi_finds_the_best_pair_and_commits_to_it_after_its_budget():
     best = [3, 1]
     strategy = Strategy(space, "lsi", seed=3, budget=4000)
     chosen = run(strategy, lambda x: 0.1 + 0.35 * (x[0] == 3) + 0.35 * (x[1] == 1), 6000)
-    assert strategy.state.ints[1] == 2  # finished: the rest of the game uses the winner
+    assert strategy.finished  # finished: the rest of the game uses the winner
     assert len(set(chosen[-1500:])) == 1 and list(chosen[-1]) == strategy.recommend().tolist() == best
 
 
@@ -85,11 +84,11 @@ def test_ntbea_full_tuple_solves_an_interaction_that_per_parameter_choice_misses
     # choosing each parameter by its own average reward (the 1-tuples alone) picks (3, 3)
     uniform = Strategy(space, "random", seed=4)
     run(uniform, mean, 4000)
-    means = uniform.state.value_s / np.maximum(uniform.state.value_n, 1)
+    means = uniform.arrays["value_s"] / np.maximum(uniform.arrays["value_n"], 1)
     assert means.argmax(axis=1).tolist() == [3, 3]
 
 
-@pytest.mark.parametrize("kind", sorted(KINDS))
+@pytest.mark.parametrize("kind", sorted(COMPILED))
 def test_legality_is_never_violated(kind):
     space = sa_mcts_space(["K", "Ref"])  # K = 0 makes Ref unused: only Ref's first value is legal then
     strategy = Strategy(space, kind, seed=5, **({"budget": 600} if kind == "lsi" else {}))
@@ -110,7 +109,7 @@ def compiled_steps(state, rng, rewards):
         update(state, x, rewards[i], rng)
 
 
-@pytest.mark.parametrize("kind", sorted(KINDS))
+@pytest.mark.parametrize("kind", sorted(COMPILED))
 def test_the_inlined_steps_of_a_compiled_loop_match_the_steps_called_one_by_one(kind):
     space = sa_mcts_space(["C", "eps", "K", "Ref"])
     settings = {"budget": 900} if kind == "lsi" else {}
@@ -119,12 +118,12 @@ def test_the_inlined_steps_of_a_compiled_loop_match_the_steps_called_one_by_one(
     compiled_steps(inlined.compiled, inlined.rng, rewards)
     for r in rewards:
         stepwise.tell(stepwise.ask(), r)
-    for a, b in zip(inlined.state, stepwise.state):
-        assert np.array_equal(a, b)
+    for name, a in inlined.arrays.items():
+        assert np.array_equal(a, stepwise.arrays[name])
     assert np.array_equal(inlined.rng, stepwise.rng)
 
 
-@pytest.mark.parametrize("kind", sorted(KINDS))
+@pytest.mark.parametrize("kind", sorted(COMPILED))
 def test_seeded_runs_repeat_exactly(kind):
     space, mean, _ = three_by_five()
     settings = {"budget": 500} if kind == "lsi" else {}
@@ -174,7 +173,7 @@ def test_each_player_has_its_own_tuner_and_both_learn_every_simulation():
     agent.select_action(game.new_initial_state())
     first, second = agent.search.tuners
     assert first is not second
-    assert first.state.ints[0] == second.state.ints[0] == 500  # one update per simulation for each player
+    assert first.total == second.total == 500  # one update per simulation for each player
     report = agent.tuning()
     assert set(report[0]["recommended"]) == {"K", "Ref"}
     assert sum(report[0]["samples_per_value"]["K"]) == 500
@@ -182,7 +181,7 @@ def test_each_player_has_its_own_tuner_and_both_learn_every_simulation():
     assert top[0]["samples"] >= top[-1]["samples"] and set(top[0]["values"]) == {"K", "Ref"}
     assert sum(t["samples"] for t in top) <= 500 and 0 <= top[0]["mean"] <= 1
     agent.new_game()
-    assert agent.search.tuners[0].state.ints[0] == 0  # statistics are reset at a new game
+    assert agent.search.tuners[0].total == 0  # statistics are reset at a new game
 
 
 def test_tuning_statistics_are_kept_across_the_moves_of_a_game():
@@ -193,7 +192,7 @@ def test_tuning_statistics_are_kept_across_the_moves_of_a_game():
     state.apply_action(3)
     state.apply_action(3)
     agent.select_action(state)
-    assert agent.search.tuners[0].state.ints[0] == 600
+    assert agent.search.tuners[0].total == 600
 
 
 def test_tuned_search_only_uses_legal_combinations():
@@ -201,7 +200,7 @@ def test_tuned_search_only_uses_legal_combinations():
     agent = search.make_agent(game, "ap:simulations=400,tuner=random,tune=K+Ref", seed=3)
     agent.select_action(game.new_initial_state())
     tuner = agent.search.tuners[0]
-    sampled = np.flatnonzero(tuner.state.combo_n)
+    sampled = np.flatnonzero(tuner.arrays["combo_n"])
     x = np.zeros(2, dtype=np.int64)
     for c in sampled:
         x[:] = np.unravel_index(c, tuple(tuner.space.sizes))

@@ -1,6 +1,6 @@
 """Every study strategy as an Optuna sampler: ours, Optuna's own, and scikit-optimize's GP.
 
-Our allocation strategies (tuner.strategies, tuner.cmaes) and skopt keep their state in memory,
+Our allocation strategies (tuner.strategies) and skopt keep their state in memory,
 so the sampler rebuilds it, for every new trial, by replaying the study's earlier trials in order:
 each earlier trial that the sampler drew is asked again, and each finished one is told its stored
 reward. A resumed study (or a second worker) therefore continues the same search, and with one

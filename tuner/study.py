@@ -23,7 +23,7 @@ import numpy as np
 
 import games
 import search
-from tuner.space import Param, Space
+from tuner.strategies import Param, Space
 
 OBJECTIVES = {
     "winrate": "maximise the mean score (wins + draws / 2) / games over the opponents",

@@ -1,6 +1,6 @@
 """CMA-ES as an allocation strategy over the continuous domain of a Space, one generation at a time.
 
-Sironi, Liu, Winands (002_e8212c0f21d8b4d0.txt), V-B1, Algorithm 6 and VI-A, on pycma (the `cma`
+Sironi, Liu, Winands [SA-MCTS Alg. 6], V-B1 and VI-A, on pycma (the `cma`
 package). Points live in [0, 1]^d and are mapped onto each parameter's bounds (`Space.from_unit`).
 An infeasible point is evaluated repaired (clipped into the box), and its fitness, minimised, is
 100 (1 - reward) + 100 ||x - repaired||: the paper's 100 - r + alpha ||p - p'|| with alpha = 100
@@ -18,14 +18,14 @@ from __future__ import annotations
 import cma
 import numpy as np
 
-from tuner.space import Space
+from tuner.strategies._space import Space
 
 # Every pycma stopping rule that looks at fitness values, switched off (the best parameters may
 # change during a game, so the search keeps exploring)
 _NO_FITNESS_STOPS = {"tolfun": 0, "tolfunhist": 0, "tolfunrel": 0, "tolflatfitness": np.inf, "tolstagnation": np.inf}
 
 
-def repair(x) -> tuple[np.ndarray, float]:
+def clip_to_box(x) -> tuple[np.ndarray, float]:
     """The point clipped into [0, 1]^d, and its distance from x (RepairIndividual without alpha)."""
     x = np.asarray(x, dtype=np.float64)
     repaired = np.clip(x, 0.0, 1.0)
@@ -70,7 +70,7 @@ class CMAES:
 
     def fitness(self, x, reward: float) -> float:
         """What CMA-ES minimises for point x whose repaired version earned `reward` in [0, 1]."""
-        _, distance = repair(x)
+        _, distance = clip_to_box(x)
         return 100.0 * (1.0 - reward) + self.penalty * distance
 
     def ask_generation(self) -> np.ndarray:
@@ -81,7 +81,7 @@ class CMAES:
         if self._points is None:
             self._scoring_mean = bool(self.es.stop())
             self._points = [np.array(self.es.mean)] if self._scoring_mean else self.es.ask()
-        return np.array([repair(p)[0] for p in self._points])
+        return np.array([clip_to_box(p)[0] for p in self._points])
 
     def tell_generation(self, rewards) -> None:
         """The rewards in [0, 1] of the rows of the last ask_generation, in order."""
@@ -93,7 +93,7 @@ class CMAES:
         self.evaluations += len(fitness)
         for p, f in zip(self._points, fitness):
             if f < self.best_fitness:
-                self.best, self.best_fitness = repair(p)[0], f
+                self.best, self.best_fitness = clip_to_box(p)[0], f
         if self._scoring_mean:
             self.finished = True
         else:
@@ -120,7 +120,7 @@ class CMAES:
 
     def recommend(self) -> np.ndarray:
         """The point played for the rest of the game once the search is over, else the current mean."""
-        return self.best.copy() if self.finished else repair(self.es.mean)[0]
+        return self.best.copy() if self.finished else clip_to_box(self.es.mean)[0]
 
     def report(self) -> dict:
         """What the search did so far, for people: generations, evaluations, sigma, the recommendation."""

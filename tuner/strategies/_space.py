@@ -4,7 +4,9 @@ One `Space` object serves every allocation strategy (DESIGN section 3). A discre
 a vector of value indices; a continuous point is a vector in [0, 1]^d, mapped linearly onto each
 parameter's bounds (what CMA-ES searches). Legality is a list of implications "if parameter a
 takes value index va then parameter b takes value index vb", which every strategy applies with
-`repair` and checks with `is_legal`, in compiled code too.
+`make_legal` and checks with `is_legal`, in compiled code too.
+
+Sironi, Liu, Winands [SA-MCTS Table I] give the space of the tuned search-control parameters.
 
 >>> space = sa_mcts_space(["K", "Ref"])
 >>> space.values_of(space.default_indices())
@@ -77,7 +79,7 @@ class Space:
             gaps = [abs(v - p.default) if not (math.isinf(v) and math.isinf(p.default)) else 0.0 for v in p.values]
             out.append(int(np.argmin(gaps)))
         x = np.array(out, dtype=np.int64)
-        repair(x, self.rules)
+        make_legal(x, self.rules)
         return x
 
     def from_unit(self, u) -> list[float]:
@@ -95,7 +97,7 @@ class Space:
 
 
 @kernel(inline="always")
-def repair(x, rules):
+def make_legal(x, rules):
     """Make the index vector `x` legal in place: apply every implication (in order, twice for chains)."""
     for _ in range(2):
         for r in range(rules.shape[0]):

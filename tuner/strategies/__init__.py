@@ -1,0 +1,49 @@
+"""Allocation strategies and parameter spaces: the lower layer of `tuner`, which the search runs.
+
+This package depends on `games` only (jit, rng): the compiled search calls its strategies before
+and after every simulation [SA-MCTS Fig. 1], and the off-line studies above `search` use the same
+code. One module per strategy (`_nmc`, `_lsi`, `_ea`, `_ntbea`, `_grid` for grid and random,
+`_cmaes`), one entry each in `REGISTRY`.
+
+>>> from tuner.strategies import make_strategy, sa_mcts_space
+>>> strategy = make_strategy(sa_mcts_space(["K", "Ref"]), "ntbea", seed=0)
+>>> x = strategy.ask(); strategy.tell(x, reward=1.0); len(strategy.values(strategy.recommend()))
+2
+"""
+
+from tuner.strategies._registry import COMPILED, NAMES, REGISTRY, Entry, choose, recommend, update
+from tuner.strategies._settings import Setting
+from tuner.strategies._space import SA_MCTS_TABLE_I, Param, Space, is_legal, make_legal, sa_mcts_space
+from tuner.strategies._strategy import AllocationStrategy, Strategy, check_settings, make_strategy
+
+__all__ = [
+    "AllocationStrategy",
+    "CMAES",
+    "COMPILED",
+    "Entry",
+    "NAMES",
+    "Param",
+    "REGISTRY",
+    "SA_MCTS_TABLE_I",
+    "Setting",
+    "Space",
+    "Strategy",
+    "check_settings",
+    "choose",
+    "clip_to_box",
+    "is_legal",
+    "make_legal",
+    "make_strategy",
+    "recommend",
+    "sa_mcts_space",
+    "update",
+]
+
+
+def __getattr__(name):
+    """CMA-ES and its helper, imported on first use: `import tuner.strategies` never pays for pycma."""
+    if name in ("CMAES", "clip_to_box"):
+        from tuner.strategies import _cmaes
+
+        return getattr(_cmaes, name)
+    raise AttributeError(f"module 'tuner.strategies' has no attribute {name!r}")

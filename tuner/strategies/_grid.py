@@ -1,0 +1,83 @@
+"""Grid search and uniform random sampling over the combinations of a Space: the two baselines."""
+
+from __future__ import annotations
+
+from numba import types
+from numba.experimental import structref
+
+from games.jit import kernel
+from tuner.strategies._common import (
+    STATS_FIELDS,
+    StateType,
+    decode,
+    random_combination,
+    record,
+    set_stats,
+    stats_args,
+    stats_arrays,
+)
+
+
+@structref.register
+class RandomState(StateType):
+    pass
+
+
+@structref.register
+class GridState(StateType):
+    pass
+
+
+RANDOM_FIELDS = STATS_FIELDS
+GRID_FIELDS = STATS_FIELDS + [("position", types.int64)]  # the next combination's code in round-robin order
+
+
+@kernel
+def new_random(state_type, sizes, rules, value_n, value_s, combo_n, combo_s):
+    st = structref.new(state_type)
+    set_stats(st, sizes, rules, value_n, value_s, combo_n, combo_s)
+    return st
+
+
+@kernel
+def new_grid(state_type, sizes, rules, value_n, value_s, combo_n, combo_s):
+    st = structref.new(state_type)
+    set_stats(st, sizes, rules, value_n, value_s, combo_n, combo_s)
+    st.position = 0
+    return st
+
+
+def make_random(space, settings) -> tuple:
+    arrays = stats_arrays(space)
+    return new_random(RandomState(RANDOM_FIELDS), *stats_args(arrays)), arrays
+
+
+def make_grid(space, settings) -> tuple:
+    arrays = stats_arrays(space)
+    return new_grid(GridState(GRID_FIELDS), *stats_args(arrays)), arrays
+
+
+@kernel(inline="always")
+def random_choose(st, rng, x):
+    random_combination(st, rng, x)
+
+
+@kernel(inline="always")
+def grid_choose(st, rng, x):
+    """The next legal combination in a fixed round-robin order."""
+    total = st.combo_n.shape[0]
+    legal = False
+    tried = 0
+    while not legal and tried < total:
+        decode(st, st.position % total, x)
+        st.position += 1
+        tried += 1
+        legal = True
+        for r in range(st.rules.shape[0]):
+            if x[st.rules[r, 0]] == st.rules[r, 1] and x[st.rules[r, 2]] != st.rules[r, 3]:
+                legal = False
+
+
+@kernel(inline="always")
+def plain_update(st, x, reward, rng):
+    record(st, x, reward)

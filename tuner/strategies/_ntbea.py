@@ -1,0 +1,114 @@
+"""NTBEA, the N-tuple bandit evolutionary algorithm [SA-MCTS Alg. 4], with tuples of length 1 and d:
+evaluate the current point, then move to the neighbour (one parameter mutated) whose model score is
+best, the score of a point being the mean over its tuples of UCB1 on that tuple's statistics.
+Settings of VI-A: C = 0.2, 5 neighbours per step.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import types
+from numba.experimental import structref
+
+from games.jit import kernel
+from games.rng import randint
+from tuner.strategies._common import (
+    INT1,
+    STATS_FIELDS,
+    UCB_FIELDS,
+    StateType,
+    code,
+    copy_into,
+    random_combination,
+    record_ucb,
+    set_stats,
+    set_ucb,
+    stats_args,
+    stats_arrays,
+)
+from tuner.strategies._space import make_legal
+from tuner.strategies._settings import Setting
+
+SETTINGS = (
+    Setting("c", 0.2, "ntbea: UCB constant of the landscape model", key="ntbea_c"),
+    Setting("neighbours", 5, "ntbea: neighbours per step", low=1, integer=True),
+)
+
+
+@structref.register
+class NTBEAState(StateType):
+    pass
+
+
+FIELDS = STATS_FIELDS + UCB_FIELDS + [
+    ("c", types.float64),
+    ("neighbours", types.int64),
+    ("started", types.boolean),  # the first point has been drawn
+    ("current", INT1),  # [d] the point evaluated next
+    ("candidate", INT1),  # [d] the best neighbour so far (scratch of update)
+]
+
+
+@kernel
+def new_state(state_type, sizes, rules, value_n, value_s, combo_n, combo_s, value_m, value_r, combo_m, combo_r,
+              c, neighbours, current, candidate):  # fmt: skip
+    st = structref.new(state_type)
+    set_stats(st, sizes, rules, value_n, value_s, combo_n, combo_s)
+    set_ucb(st, value_m, value_r, combo_m, combo_r)
+    st.c, st.neighbours, st.current, st.candidate, st.started = c, neighbours, current, candidate, False
+    return st
+
+
+def make_state(space, settings) -> tuple:
+    arrays = stats_arrays(space, ucb=True)
+    arrays.update(current=np.zeros(len(space), dtype=np.int64), candidate=np.zeros(len(space), dtype=np.int64))
+    st = new_state(NTBEAState(FIELDS), *stats_args(arrays, ucb=True), float(settings["c"]),
+                   int(settings["neighbours"]), arrays["current"], arrays["candidate"])  # fmt: skip
+    return st, arrays
+
+
+@kernel(inline="always")
+def score(st, x, width):
+    """Model UCB of x: the mean over its 1-tuples and its d-tuple of mean + C sqrt(ln N / n),
+    width = C sqrt(ln N); a tuple never sampled scores infinity (explored first)."""
+    d = x.shape[0]
+    total = 0.0
+    for i in range(d):
+        total += st.value_m[i, x[i]] + width * st.value_r[i, x[i]]
+    if d > 1:
+        c = code(st, x)
+        total += st.combo_m[c] + width * st.combo_r[c]
+        return total / (d + 1)
+    return total
+
+
+@kernel(inline="always")
+def choose(st, rng, x):
+    if not st.started:
+        random_combination(st, rng, st.current)
+        st.started = True
+    copy_into(st.current, x)
+
+
+@kernel(inline="always")
+def update(st, x, reward, rng):
+    """Learn x's reward, then move to the neighbour of the current point with the best model UCB.
+
+    x itself serves as scratch for the neighbours once its reward is recorded."""
+    record_ucb(st, x, reward)
+    width = st.c * math.sqrt(math.log(st.total + 1.0))
+    d = x.shape[0]
+    best = -np.inf
+    for _ in range(st.neighbours):
+        copy_into(st.current, x)
+        i = randint(rng, d)
+        if st.sizes[i] > 1:
+            x[i] = (x[i] + 1 + randint(rng, st.sizes[i] - 1)) % st.sizes[i]
+        make_legal(x, st.rules)
+        s = score(st, x, width)
+        if s > best or (s == best and randint(rng, 2) == 0):
+            best = s
+            copy_into(x, st.candidate)
+    copy_into(st.candidate, st.current)

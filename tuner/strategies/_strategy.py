@@ -1,0 +1,168 @@
+"""The Python face of every allocation strategy: ask, tell, recommend (DESIGN section 4).
+
+>>> from tuner.strategies import make_strategy, sa_mcts_space
+>>> s = make_strategy(sa_mcts_space(["C", "eps"]), "ntbea", seed=0)
+>>> x = s.ask(); s.tell(x, 1.0); len(s.recommend())
+2
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from games.jit import kernel
+from games.rng import make_rng
+from tuner.strategies._registry import COMPILED, NAMES, REGISTRY, choose, recommend, update
+from tuner.strategies._space import Space
+
+
+@runtime_checkable
+class AllocationStrategy(Protocol):
+    """What every allocation strategy answers (pycma's ask/tell): one instance per tuned player."""
+
+    space: Space
+
+    def ask(self) -> np.ndarray:
+        """The next point to evaluate."""
+
+    def tell(self, x, reward: float) -> None:
+        """The reward in [0, 1] (higher is better) of point x, as returned by ask."""
+
+    def recommend(self) -> np.ndarray:
+        """The best point so far."""
+
+    def values(self, x) -> list[float]:
+        """The parameter values of point x."""
+
+    def reset(self) -> None:
+        """Forget everything learnt (a new game, for on-line tuning)."""
+
+    def report(self) -> dict:
+        """What the strategy did so far, for people."""
+
+
+@kernel
+def _ask(st, rng, x):
+    choose(st, rng, x)
+
+
+@kernel
+def _tell(st, x, reward, rng):
+    update(st, x, reward, rng)
+
+
+@kernel
+def _recommend(st, x):
+    return recommend(st, x)
+
+
+@kernel
+def _total(st):
+    return st.total
+
+
+def check_settings(kind: str, settings: dict) -> dict:
+    """A strategy's settings with its defaults filled in; ValueError in one line for an unknown or bad one."""
+    entry = REGISTRY[kind]
+    unknown = set(settings) - set(entry.defaults)
+    if unknown:
+        valid = ", ".join(entry.defaults) or "none"
+        raise ValueError(f"unknown settings {sorted(unknown)} for {kind}; valid: {valid}")
+    checked = dict(entry.defaults)
+    for s in entry.settings:
+        if settings.get(s.name) is not None:
+            checked[s.name] = s.check(settings[s.name])
+    return checked
+
+
+class Strategy:
+    """A compiled allocation strategy over the discrete combinations of a `Space`: ask, tell, recommend.
+
+    kind: random, grid, nmc, ea, ntbea or lsi; settings default to Sironi et al.'s (VI-A). Points are
+    vectors of value indices. `compiled` is the state the search's compiled loop is given; `arrays`
+    holds the same arrays by field name (statistics per value and per combination, and the strategy's
+    own), shared, not copied.
+    """
+
+    def __init__(self, space: Space, kind: str, seed: int, **settings):
+        if kind not in COMPILED:
+            raise ValueError(f"unknown strategy {kind!r}; known: {', '.join(COMPILED)}")
+        self.space, self.kind, self.entry = space, kind, REGISTRY[kind]
+        self.settings = check_settings(kind, settings)
+        self.rng = make_rng(seed)
+        self.reset()
+        self._x = np.zeros(len(space), dtype=np.int64)
+
+    def reset(self) -> None:
+        """Forget everything learnt (a new game, for on-line tuning)."""
+        self.compiled, self.arrays = self.entry.make_state(self.space, self.settings)
+
+    @property
+    def total(self) -> int:
+        """Rewards told so far."""
+        return int(_total(self.compiled))
+
+    @property
+    def finished(self) -> bool:
+        """Whether the strategy has settled on one combination for good (LSI after its budget)."""
+        return self.entry.finished is not None and bool(self.entry.finished(self.compiled))
+
+    def ask(self) -> np.ndarray:
+        """The next combination to evaluate (value indices)."""
+        _ask(self.compiled, self.rng, self._x)
+        return self._x.copy()
+
+    def tell(self, x, reward: float) -> None:
+        """The reward in [0, 1] of combination x (as returned by ask)."""
+        x = np.array(x, dtype=np.int64)  # a copy: update may use it as scratch
+        _tell(self.compiled, x, float(reward), self.rng)
+
+    def values(self, x) -> list[float]:
+        """The parameter values of combination x (as returned by ask or recommend)."""
+        return self.space.values_of(x)
+
+    def recommend(self) -> np.ndarray:
+        """The best combination so far: the winner for LSI, else the best lower confidence bound
+        (the defaults before any reward)."""
+        x = np.zeros(len(self.space), dtype=np.int64)
+        return x if _recommend(self.compiled, x) else self.space.default_indices()
+
+    def report(self) -> dict:
+        """What the strategy did so far, for people: samples per value and per combination, the recommendation."""
+        n, total = self.arrays["combo_n"], self.arrays["combo_s"]
+        top = np.argsort(-n, kind="stable")[: min(10, int((n > 0).sum()))]
+        return {
+            "samples_per_value": self.samples_per_value(),
+            "combinations_sampled": int((n > 0).sum()),
+            "most_sampled": [  # the ten combinations sampled most: values, samples, mean reward
+                {
+                    "values": dict(zip(self.space.names, self.values(np.unravel_index(c, tuple(self.space.sizes))))),
+                    "samples": int(n[c]),
+                    "mean": float(total[c] / n[c]),
+                }
+                for c in top
+            ],
+            "recommended": dict(zip(self.space.names, self.values(self.recommend()))),
+        }
+
+    def samples_per_value(self) -> dict[str, list[int]]:
+        """How often each value of each parameter was evaluated."""
+        counts = self.arrays["value_n"]
+        return {p.name: counts[i, : len(p.values)].astype(int).tolist() for i, p in enumerate(self.space.params)}
+
+
+def make_strategy(space: Space, kind: str, seed: int, **settings) -> AllocationStrategy:
+    """Any allocation strategy by name: a compiled discrete `Strategy`, or CMA-ES.
+
+    All share ask / tell / recommend / values / reset / report; ask's points are value indices for
+    the discrete strategies and points of [0, 1]^d for CMA-ES, and `values` turns either into
+    parameter values.
+    """
+    if kind not in REGISTRY:
+        raise ValueError(f"unknown strategy {kind!r}; known: {', '.join(NAMES)}")
+    entry = REGISTRY[kind]
+    if entry.compiled:
+        return Strategy(space, kind, seed, **settings)
+    return entry.load()(space, seed, **check_settings(kind, settings))
