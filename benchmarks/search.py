@@ -83,7 +83,7 @@ def match_rates(name, games, seed):
     """games/s of MCTS1 vs MCTS2, ours (one thread) and OpenSpiel's (evaluate_bots in C++)."""
     import pyspiel
 
-    from tuner.arena import play_match
+    from tuner.match import play_match
 
     play_match(name, "mcts1", "mcts2", 2, seed)  # warm
     t = time.perf_counter()
@@ -104,7 +104,7 @@ def strength(name, simulations, games, seed):
     import games as registry
     import search
     from search.agents import Agent
-    from tuner.arena import Record, play_game
+    from tuner.match import Record, play_game
 
     class OpenSpielMCTS(Agent):
         def __init__(self, game):

@@ -26,8 +26,8 @@ import games  # noqa: E402
 import search  # noqa: E402
 from benchmarks.common import environment  # noqa: E402
 from search.mcts import EPSILON, C  # noqa: E402
-from tuner.arena import Record, play_game, play_match  # noqa: E402
-from tuner.space import SA_MCTS_TABLE_I  # noqa: E402
+from tuner.match import Record, play_game, play_match  # noqa: E402
+from tuner.strategies import SA_MCTS_TABLE_I  # noqa: E402
 
 
 @dataclass

@@ -29,7 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import games  # noqa: E402
 import search  # noqa: E402
 from benchmarks.common import environment  # noqa: E402
-from tuner.arena import Record, play_game, play_match  # noqa: E402
+from tuner.match import Record, play_game, play_match  # noqa: E402
 
 
 @dataclass

@@ -13,6 +13,14 @@ _MUL1 = np.uint64(0xBF58476D1CE4E5B9)
 _MUL2 = np.uint64(0x94D049BB133111EB)
 
 
+def derive_seeds(*keys: int, count: int = 1, bits: int = 32) -> list[int]:
+    """`count` seeds of `bits` bits (32 or 64) derived from the integers `keys` (numpy's SeedSequence):
+    the one way every run derives the seed of a part (a game of a match, a trial of a study) from its
+    own seed and the part's place, so any part replays alone."""
+    dtype = {32: np.uint32, 64: np.uint64}[bits]
+    return [int(v) for v in np.random.SeedSequence(list(keys)).generate_state(count, dtype=dtype)]
+
+
 def make_rng(seed: int) -> np.ndarray:
     """A generator state for `seed` (any Python int; mixed so that nearby seeds give unrelated streams)."""
     rng = np.array([seed & 0xFFFFFFFFFFFFFFFF], dtype=np.uint64)

@@ -340,7 +340,7 @@ class MCTS:
         """Search from `state` for a number of simulations or of seconds (at least one simulation)."""
         if (simulations is None) == (seconds is None):
             raise ValueError("give exactly one budget: simulations or seconds")
-        self._move_root(state.history())
+        self.move_root(state.history())
         start = time.perf_counter()
         done, chunk = 0, 16
         while True:
@@ -392,7 +392,7 @@ class MCTS:
         points = tuner.ask_generation()
         return np.array([tuner.values(p) for p in points]), np.zeros(len(points))
 
-    def _move_root(self, history):
+    def move_root(self, history):
         """Re-root at `history` if it continues the tree's game (keeping the subtree), else start afresh."""
         known = self._root_history
         if known is None or history[: len(known)] != known:

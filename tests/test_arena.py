@@ -8,7 +8,7 @@ import pytest
 
 import games
 import search
-from tuner.arena import pair_scores, play_game, play_match, round_robin
+from tuner.match import pair_scores, play_game, play_match, round_robin
 from tuner.cli import main
 
 

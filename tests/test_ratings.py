@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from tuner.arena import Record, wilson
-from tuner.ratings import ELO_PER_NAT, alphadda_elo, bradley_terry, expected
+from tuner.match import Record, wilson
+from tuner.match.ratings import ELO_PER_NAT, alphadda_elo, bradley_terry, expected
 
 
 def test_elo_expectation():

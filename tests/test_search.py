@@ -105,7 +105,7 @@ def test_mast_statistics_decay_after_each_real_move():
     before = agent.search.tree.mast_visits.copy()
     state.apply_action(3)
     state.apply_action(3)
-    agent.search._move_root(state.history())  # two real moves since the last search
+    agent.search.move_root(state.history())  # two real moves since the last search
     np.testing.assert_allclose(agent.search.tree.mast_visits, before * 0.04)
 
 
@@ -183,7 +183,7 @@ def test_tree_is_reused_when_the_game_continues():
     state.apply_action(first)
     reply = 3
     state.apply_action(reply)
-    agent.search._move_root(state.history())
+    agent.search.move_root(state.history())
     assert agent.search.tree.visits[0] > 0 and agent.search.tree.visits[0] < kept[first]
     agent.select_action(state)
     assert agent.last_search.visits.sum() >= 2000

@@ -158,7 +158,7 @@ def test_space_mapping_defaults_and_legality():
 
 import games  # noqa: E402
 import search  # noqa: E402
-from tuner.arena import play_match  # noqa: E402
+from tuner.match import play_match  # noqa: E402
 
 
 @pytest.mark.parametrize("kind", NAMES)

@@ -10,7 +10,7 @@ import search
 from games.rng import make_rng
 from search.move_choice import choose_move, move_probabilities
 from search.strength import InterGame, IntraGame
-from tuner.arena import play_game, play_match
+from tuner.match import play_game, play_match
 
 VISITS = np.array([100.0, 50.0, 20.0, 9.0, 0.0])  # with R_th = 0.1 the candidates are 100, 50, 20
 

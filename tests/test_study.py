@@ -12,39 +12,11 @@ from pathlib import Path
 import optuna
 import pytest
 
-from tuner import objective
+from tuner.study import objective
 from tuner.cli import main
-from tuner.runner import _objective, load, run, status, trial_seed
-from tuner.samplers import distributions
-from tuner.study import TEMPLATES, StudyError, StudySpec, render
-
-# a study small enough for tests: MCTS with a tuned C against random, one game per seat
-TINY = """
-game = "connect4"
-agent = "mcts:simulations=30,c={C}"
-opponents = ["random"]
-objective = "winrate"
-games = 1
-trials = 4
-seed = 3
-[strategy]
-name = "STRATEGY"
-[space.C]
-values = [0.25, 0.5, 1.0, 2.0]
-low = 0.1
-high = 2.0
-"""
-
-
-def make_study(tmp_path, name="s", strategy="random", text=TINY, **replace):
-    folder = tmp_path / name
-    folder.mkdir()
-    text = text.replace("STRATEGY", strategy)
-    for old, new in replace.items():
-        text = text.replace(old, new)
-    (folder / "study.toml").write_text(text)
-    return folder
-
+from tuner.study.runner import load, run, status, trial_objective, trial_seed
+from tuner.study.samplers import distributions
+from tuner.study.spec import TEMPLATES, StudyError, StudySpec, render
 
 def trials_of(folder):
     _, study = load(folder)
@@ -79,21 +51,21 @@ def test_templates_render_to_valid_commented_studies():
         ({"trials = 4": "trials = 4\ntotal_games = 20"}, "give the budget as trials or as total_games, not both"),
     ],
 )
-def test_bad_studies_are_one_line_errors(tmp_path, change, message):
-    folder = make_study(tmp_path, **change)
+def test_bad_studies_are_one_line_errors(tmp_path, change, message, make_study):
+    folder = make_study(**change)
     with pytest.raises(StudyError, match=re.escape(message)):
         StudySpec.load(folder)
 
 
-def test_cli_errors_exit_2_with_one_line_and_write_nothing(tmp_path, capsys):
-    folder = make_study(tmp_path, text=TINY + "\n[[broken")
+def test_cli_errors_exit_2_with_one_line_and_write_nothing(tmp_path, capsys, make_study, tiny_study):
+    folder = make_study(text=tiny_study + "\n[[broken")
     assert main(["study", "run", str(folder)]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("sparring study run: error:") and "malformed TOML" in err and "\n" not in err
     assert sorted(p.name for p in folder.iterdir()) == ["study.toml"]
     assert main(["study", "status", str(tmp_path)]) == 2
     assert "is not a study folder (no study.toml)" in capsys.readouterr().err
-    good = make_study(tmp_path, name="good")
+    good = make_study(name="good")
     assert main(["study", "run", str(good), "--storage", "sqlite:///x.db"]) == 2
     assert "unsupported storage" in capsys.readouterr().err
     assert main(["study", "run", str(good), "--storage", "postgresql://nobody@127.0.0.1:1/none"]) == 2
@@ -101,8 +73,8 @@ def test_cli_errors_exit_2_with_one_line_and_write_nothing(tmp_path, capsys):
     assert sorted(p.name for p in good.iterdir()) == ["study.toml"]
 
 
-def test_the_budget_may_be_given_in_games(tmp_path):
-    folder = make_study(tmp_path, **{"trials = 4": "total_games = 9"})
+def test_the_budget_may_be_given_in_games(tmp_path, make_study):
+    folder = make_study(**{"trials = 4": "total_games = 9"})
     assert StudySpec.load(folder).trials == 5  # two games a trial (one opponent, one game per seat)
 
 
@@ -130,10 +102,10 @@ def test_objectives_by_hand():
 # --- running ---------------------------------------------------------------------------------
 
 
-def test_same_spec_and_seed_reproduce_the_same_trials_and_resuming_continues_the_same_search(tmp_path):
-    straight = make_study(tmp_path, "straight", strategy="ntbea")
+def test_same_spec_and_seed_reproduce_the_same_trials_and_resuming_continues_the_same_search(tmp_path, make_study):
+    straight = make_study("straight", strategy="ntbea")
     run(straight, progress=False)
-    resumed = make_study(tmp_path, "resumed", strategy="ntbea")
+    resumed = make_study("resumed", strategy="ntbea")
     run(resumed, trials=2, progress=False)
     assert status(resumed)["trials"]["complete"] == 2
     run(resumed, progress=False)  # study.toml's 4 trials: only the missing two run
@@ -145,8 +117,8 @@ def test_same_spec_and_seed_reproduce_the_same_trials_and_resuming_continues_the
     assert len(runs) == 2 and runs[0]["environment"]["seed"] == 3 and "commit" in runs[0]["environment"]
 
 
-def test_a_changed_study_toml_is_refused(tmp_path):
-    folder = make_study(tmp_path)
+def test_a_changed_study_toml_is_refused(tmp_path, make_study):
+    folder = make_study()
     run(folder, trials=1, progress=False)
     text = (folder / "study.toml").read_text()
     (folder / "study.toml").write_text(text.replace("seed = 3", "seed = 4"))
@@ -157,8 +129,8 @@ def test_a_changed_study_toml_is_refused(tmp_path):
 
 
 @pytest.mark.parametrize("strategy", ["grid", "nmc", "lsi", "ea", "cmaes", "optuna-tpe", "optuna-cmaes", "optuna-gp"])
-def test_every_strategy_runs_a_study(tmp_path, strategy):
-    folder = make_study(tmp_path, strategy=strategy)
+def test_every_strategy_runs_a_study(tmp_path, strategy, make_study):
+    folder = make_study(strategy=strategy)
     summary = run(folder, trials=3, progress=False)
     assert summary["trials"]["complete"] == 3 and summary["games"] == 6
     for t in trials_of(folder):
@@ -167,31 +139,25 @@ def test_every_strategy_runs_a_study(tmp_path, strategy):
             assert t.params["C"] in (0.25, 0.5, 1.0, 2.0)
 
 
-def test_skopt_gp_runs_a_study_where_scikit_optimize_is_installed(tmp_path):
+def test_skopt_gp_runs_a_study_where_scikit_optimize_is_installed(tmp_path, make_study):
     pytest.importorskip("skopt", reason="scikit-optimize is optional (pip install scikit-optimize)")
-    folder = make_study(tmp_path, strategy="skopt-gp")
+    folder = make_study(strategy="skopt-gp")
     assert run(folder, trials=3, progress=False)["trials"]["complete"] == 3
 
 
-def played(trials):
-    """The trials that played: complete ones; anything else may only be a surplus trial, pruned unplayed."""
-    assert all(t.state == optuna.trial.TrialState.PRUNED and not t.params for t in trials if t.state.name != "COMPLETE")
-    return [t for t in trials if t.state == optuna.trial.TrialState.COMPLETE]
-
-
-def test_two_workers_share_a_grid_without_evaluating_a_point_twice(tmp_path):
-    folder = make_study(tmp_path, strategy="grid")
+def test_two_workers_share_a_grid_without_evaluating_a_point_twice(tmp_path, make_study, played):
+    folder = make_study(strategy="grid")
     run(folder, workers=2, progress=False)
     trials = played(trials_of(folder))
     assert sorted(t.params["C"] for t in trials) == [0.25, 0.5, 1.0, 2.0]
 
 
-def test_workers_that_start_trials_at_once_do_not_overshoot_the_budget(tmp_path):
-    folder = make_study(tmp_path, strategy="grid")
+def test_workers_that_start_trials_at_once_do_not_overshoot_the_budget(tmp_path, make_study, played):
+    folder = make_study(strategy="grid")
     run(folder, trials=1, progress=False)
     spec, study = load(folder)
     first, second = study.ask(), study.ask()  # two workers saw one trial finished of two and both started one
-    run_trial = _objective(spec, distributions(spec), target=2)
+    run_trial = trial_objective(spec, distributions(spec), target=2)
     with pytest.raises(optuna.TrialPruned):
         run_trial(second)
     study.tell(second, state=optuna.trial.TrialState.PRUNED)
@@ -202,9 +168,9 @@ def test_workers_that_start_trials_at_once_do_not_overshoot_the_budget(tmp_path)
     assert sorted(t.params["C"] for t in trials) == [0.25, 0.5, 1.0]
 
 
-def test_kill_9_then_run_again_loses_nothing_and_reruns_the_dead_trial(tmp_path):
+def test_kill_9_then_run_again_loses_nothing_and_reruns_the_dead_trial(tmp_path, make_study):
     # 0.05 s a move: a trial lasts about a second on any machine, so the poll below sees it running
-    folder = make_study(tmp_path, strategy="grid", **{"simulations=30": "time=0.05", "games = 1": "games = 2"})
+    folder = make_study(strategy="grid", **{"simulations=30": "time=0.05", "games = 1": "games = 2"})
     command = [sys.executable, "-m", "tuner.cli", "study", "run", str(folder), "--json"]
     proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.time() + 240
@@ -236,15 +202,15 @@ def test_kill_9_then_run_again_loses_nothing_and_reruns_the_dead_trial(tmp_path)
     assert rerun[0].user_attrs["seed"] == trial_seed(3, dead[0].number)  # the games the dead trial would have played
 
 
-def test_status_of_a_folder_that_has_not_run(tmp_path, capsys):
-    folder = make_study(tmp_path)
+def test_status_of_a_folder_that_has_not_run(tmp_path, capsys, make_study):
+    folder = make_study()
     assert main(["study", "status", str(folder)]) == 2
     assert "has not run yet" in capsys.readouterr().err
     assert not (folder / "journal.log").exists()
 
 
-def test_cli_run_and_status(tmp_path, capsys):
-    folder = make_study(tmp_path)
+def test_cli_run_and_status(tmp_path, capsys, make_study):
+    folder = make_study()
     assert main(["study", "run", str(folder), "--trials", "2", "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["trials"]["complete"] == 2 and set(summary["best"]["params"]) == {"C"}
@@ -254,11 +220,11 @@ def test_cli_run_and_status(tmp_path, capsys):
     assert Path(folder / "journal.log").exists()
 
 
-def test_report_and_compare(tmp_path, capsys):
+def test_report_and_compare(tmp_path, capsys, make_study):
     folders = []
     for strategy in ("random", "grid"):
         for seed in (1, 2):
-            folder = make_study(tmp_path, f"{strategy}-{seed}", strategy=strategy, **{"seed = 3": f"seed = {seed}"})
+            folder = make_study(f"{strategy}-{seed}", strategy=strategy, **{"seed = 3": f"seed = {seed}"})
             run(folder, trials=2, progress=False)
             folders.append(folder)
     assert main(["study", "report", str(folders[0])]) == 0
@@ -273,14 +239,14 @@ def test_report_and_compare(tmp_path, capsys):
     table = (out / "compare.md").read_text()
     assert "| grid" in table and "| random" in table and "| 2 |" in table
     assert (out / "compare.png").stat().st_size > 1000
-    other = make_study(tmp_path, "other", **{'objective = "winrate"': 'objective = "balance"'})
+    other = make_study("other", **{'objective = "winrate"': 'objective = "balance"'})
     run(other, trials=1, progress=False)
     assert main(["study", "compare", str(folders[0]), str(other), "--out", str(out)]) == 2
     assert "compare one objective" in capsys.readouterr().err
 
 
-def test_the_stock_optuna_cli_reads_a_study(tmp_path):
-    folder = make_study(tmp_path, "readable")
+def test_the_stock_optuna_cli_reads_a_study(tmp_path, make_study):
+    folder = make_study("readable")
     run(folder, trials=2, progress=False)
     optuna_cli = Path(sys.executable).parent / "optuna"
     out = subprocess.run(

@@ -14,8 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_study import TINY, played
-from tuner.runner import load, run, status
+from tuner.study.runner import load, run, status
 
 
 def _binaries() -> Path | None:
@@ -70,11 +69,11 @@ def postgres_url():
         shutil.rmtree(base, ignore_errors=True)
 
 
-def test_two_workers_run_one_study_on_postgresql(tmp_path, postgres_url):
+def test_two_workers_run_one_study_on_postgresql(tmp_path, postgres_url, tiny_study, played):
     folder = tmp_path / "pg-study"
     folder.mkdir()
     # 0.05 s a move: trials last long enough that the worker started second still finds some to run
-    (folder / "study.toml").write_text(TINY.replace("STRATEGY", "grid").replace("simulations=30", "time=0.05"))
+    (folder / "study.toml").write_text(tiny_study.replace("STRATEGY", "grid").replace("simulations=30", "time=0.05"))
     summary = run(folder, workers=2, storage=postgres_url, progress=False)
     assert summary["trials"]["complete"] == 4 and summary["trials"]["failed"] == 0
     _, study = load(folder, postgres_url)

@@ -9,7 +9,7 @@ tests/test_golden.py replays every match below and compares each game's moves an
 import json
 from pathlib import Path
 
-from tuner.arena import play_match
+from tuner.match import play_match
 
 # (game, agent A, agent B, games, seed): every engine, adjuster and on-line strategy at a small budget
 MATCHES = [

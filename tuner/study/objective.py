@@ -2,7 +2,7 @@
 
 Objectives (study.toml `objective`), from per-opponent, per-seat wins W, draws and losses L:
 - winrate: mean over opponents of the score (W + draws / 2) / games; maximised;
-- dda_d: AlphaDDA's metric D (000_dbf64b5d3e3a8bed.txt, eq. 11): the sum over opponents and seats
+- dda_d: AlphaDDA's metric D [AlphaDDA eq. 11]: the sum over opponents and seats
   of |W - L|; minimised (the paper's grid search keeps the smallest D);
 - balance: the mean over opponents and seats of |W - L| / games; minimised.
 `reward` maps each onto [0, 1], higher is better, for the allocation strategies.
@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from tuner.arena import Record, play_match
+from games.rng import derive_seeds
+from tuner.match import Record, play_match
 
 MAXIMISED = {"winrate": True, "dda_d": False, "balance": False}
 
 
 def match_seed(trial_seed: int, opponent: int) -> int:
-    return int(np.random.SeedSequence([trial_seed, opponent]).generate_state(1, dtype=np.uint32)[0])
+    return derive_seeds(trial_seed, opponent)[0]
 
 
 def play_trial(spec, values: dict, trial_seed: int, progress=None) -> dict:

@@ -12,16 +12,13 @@ import json
 import math
 from pathlib import Path
 
-import matplotlib
+import numpy as np
+from matplotlib.figure import Figure  # the Figure API draws to files without choosing a backend
+from optuna.trial import TrialState
 
-matplotlib.use("Agg")  # files only, never a window
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from optuna.trial import TrialState  # noqa: E402
-
-from tuner.arena import Record  # noqa: E402
-from tuner.runner import RUNS, games_per_trial, load  # noqa: E402
-from tuner.study import OBJECTIVES, StudyError  # noqa: E402
+from tuner.match import Record, format_interval
+from tuner.study.runner import RUNS, load
+from tuner.study.spec import OBJECTIVES, StudyError
 
 
 def _finished(study) -> list:
@@ -32,10 +29,6 @@ def _finished(study) -> list:
 def best_so_far(values, maximise: bool) -> np.ndarray:
     values = np.asarray(values, dtype=float)
     return np.maximum.accumulate(values) if maximise else np.minimum.accumulate(values)
-
-
-def _interval(pair) -> str:
-    return f"[{pair[0]:.2f}, {pair[1]:.2f}]"
 
 
 def write_report(folder, storage: str | None = None) -> Path:
@@ -53,7 +46,7 @@ def write_report(folder, storage: str | None = None) -> Path:
         f"- opponents: {', '.join(f'`{o}`' for o in spec.opponents)}; {spec.games} games per opponent and seat",
         f"- strategy: {spec.strategy} {json.dumps(spec.settings) if spec.settings else ''}".rstrip(),
         f"- objective: {spec.objective} ({OBJECTIVES[spec.objective]})",
-        f"- seed {spec.seed}; {len(trials)} finished trials, {len(trials) * games_per_trial(spec)} games",
+        f"- seed {spec.seed}; {len(trials)} finished trials, {len(trials) * spec.games_per_trial} games",
     ]
     runs = [json.loads(x) for x in (folder / RUNS).read_text().splitlines()] if (folder / RUNS).exists() else []
     for r in runs[-1:]:
@@ -78,8 +71,8 @@ def write_report(folder, storage: str | None = None) -> Path:
             r = Record(*wdl)
             lines.append(
                 f"| `{opponent}` | {seat} | {r.wins} | {r.draws} | {r.losses} | {r.score:.3f} "
-                f"{_interval(r.score_interval())} | {r.wins / r.games:.3f} {_interval(r.rate_interval(r.wins))} | "
-                f"{r.losses / r.games:.3f} {_interval(r.rate_interval(r.losses))} |"
+                f"{format_interval(r.score_interval())} | {r.wins / r.games:.3f} {format_interval(r.rate_interval(r.wins))} | "
+                f"{r.losses / r.games:.3f} {format_interval(r.rate_interval(r.losses))} |"
             )
     _plot_trials(trials, values, maximise, spec.objective, out / "objective.png")
     _plot_slices(trials, spec, out / "slices.png")
@@ -96,7 +89,8 @@ def write_report(folder, storage: str | None = None) -> Path:
 
 
 def _plot_trials(trials, values, maximise, objective, path):
-    fig, ax = plt.subplots(figsize=(6, 3.5))
+    fig = Figure(figsize=(6, 3.5))
+    ax = fig.subplots()
     numbers = [t.number for t in trials]
     ax.plot(numbers, values, "o", ms=4, alpha=0.6, label="trial")
     ax.step(numbers, best_so_far(values, maximise), where="post", color="C3", label="best so far")
@@ -105,19 +99,18 @@ def _plot_trials(trials, values, maximise, objective, path):
     ax.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=110)
-    plt.close(fig)
 
 
 def _plot_slices(trials, spec, path):
     names = spec.space.names
-    fig, axes = plt.subplots(1, len(names), figsize=(3.2 * len(names), 3), squeeze=False)
+    fig = Figure(figsize=(3.2 * len(names), 3))
+    axes = fig.subplots(1, len(names), squeeze=False)
     for ax, name in zip(axes[0], names):
         ax.plot([t.params[name] for t in trials], [t.value for t in trials], "o", ms=4, alpha=0.6)
         ax.set_xlabel(name)
         ax.set_ylabel(spec.objective)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
-    plt.close(fig)
 
 
 def write_comparison(folders, out, storage: str | None = None) -> Path:
@@ -131,7 +124,7 @@ def write_comparison(folders, out, storage: str | None = None) -> Path:
         objective, direction = spec.objective, study.direction.name
         trials = _finished(study)
         if trials:
-            games = np.arange(1, len(trials) + 1) * games_per_trial(spec)
+            games = np.arange(1, len(trials) + 1) * spec.games_per_trial
             curves.setdefault(spec.strategy, []).append(
                 (games, best_so_far([t.value for t in trials], direction == "MAXIMIZE"), spec.seed)
             )
@@ -139,7 +132,8 @@ def write_comparison(folders, out, storage: str | None = None) -> Path:
         raise StudyError("no finished trials in these studies")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    fig, ax = plt.subplots(figsize=(9, 4))
+    fig = Figure(figsize=(9, 4))
+    ax = fig.subplots()
     rows = []
     for i, (strategy, runs) in enumerate(sorted(curves.items())):
         grid = np.unique(np.concatenate([g for g, _, _ in runs]))
@@ -158,7 +152,6 @@ def write_comparison(folders, out, storage: str | None = None) -> Path:
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))  # beside the plot, never over a curve
     fig.tight_layout()
     fig.savefig(out / "compare.png", dpi=110)
-    plt.close(fig)
     better = max if direction == "MAXIMIZE" else min
     best_mean = better(r[2] for r in rows)
     lines = [

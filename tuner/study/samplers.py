@@ -18,7 +18,7 @@ from optuna.distributions import CategoricalDistribution, FloatDistribution
 from optuna.trial import TrialState
 
 from tuner.strategies import make_strategy
-from tuner.study import OUR_STRATEGIES, StudyError, StudySpec
+from tuner.study.spec import OUR_STRATEGIES, StudyError, StudySpec
 
 CONTINUOUS = {"cmaes", "optuna-tpe", "optuna-cmaes", "optuna-gp", "skopt-gp"}  # use ranges where given
 

@@ -20,7 +20,7 @@ class CommandError(Exception):
 
 def _demo(args) -> int:
     import search
-    from tuner.arena import play_game
+    from tuner.match import play_game
 
     game = games.load(args.game)
     _check_specs(game, [args.agent])
@@ -69,12 +69,8 @@ def _check_specs(game, specs):
             raise CommandError(str(error)) from None
 
 
-def _interval(pair) -> str:
-    return f"[{pair[0]:.2f}, {pair[1]:.2f}]"
-
-
 def _arena(args) -> int:
-    from tuner.arena import play_match
+    from tuner.match import format_interval, play_match
 
     _check_specs(games.load(args.game), [args.spec_a, args.spec_b])
     if args.workers > 1 and any("dsa=inter" in spec for spec in (args.spec_a, args.spec_b)):
@@ -92,7 +88,7 @@ def _arena(args) -> int:
     print(f"{'A':<12}{'wins':>6}{'draws':>7}{'losses':>8}{'score':>8}  {'score 95% CI':<14}{'win rate 95% CI'}")
     for label, rec in (("as first", result.first), ("as second", result.second), ("total", result.total)):
         if rec.games:
-            score = f"{rec.score:8.3f}  {_interval(rec.score_interval()):<14}{_interval(rec.rate_interval(rec.wins))}"
+            score = f"{rec.score:8.3f}  {format_interval(rec.score_interval()):<14}{format_interval(rec.rate_interval(rec.wins))}"
             print(f"{label:<12}{rec.wins:>6}{rec.draws:>7}{rec.losses:>8}{score}")
     return 0
 
@@ -111,8 +107,8 @@ def _parse_anchors(items, specs):
 
 
 def _tournament(args) -> int:
-    from tuner.arena import pair_scores, round_robin
-    from tuner.ratings import alphadda_elo, bradley_terry
+    from tuner.match import pair_scores, round_robin
+    from tuner.match.ratings import alphadda_elo, bradley_terry
 
     specs = args.specs
     if len(specs) < 2 or len(set(specs)) != len(specs):
@@ -236,7 +232,7 @@ def build_parser() -> argparse.ArgumentParser:
     tournament.add_argument("--anchor", action="append", metavar="SPEC=RATING", help="hold an agent's rating fixed")
     tournament.set_defaults(run=_tournament)
 
-    from tuner.study_cli import add_commands
+    from tuner.cli.study import add_commands
 
     add_commands(sub)
     return parser
@@ -248,7 +244,7 @@ def main(argv=None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
-    from tuner.study import StudyError
+    from tuner.study.spec import StudyError
 
     try:
         return args.run(args)

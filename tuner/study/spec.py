@@ -131,6 +131,10 @@ class StudySpec:
             raise StudyError(f"{path}: malformed TOML: {e}") from None
         return cls.from_dict(raw)
 
+    @property
+    def games_per_trial(self) -> int:
+        return trial_games(self.games, len(self.opponents))
+
     def placeholders(self) -> list[str]:
         return [name for _, name, _, _ in string.Formatter().parse(self.agent) if name is not None]
 
@@ -157,6 +161,11 @@ class StudySpec:
                 search.make_agent(game, spec, seed=0)
             except ValueError as e:
                 raise StudyError(f"{label} {spec!r}: {e}") from None
+
+
+def trial_games(games: int, opponents: int) -> int:
+    """Games in one trial: `games` per opponent in each seat."""
+    return 2 * games * opponents
 
 
 def _string(raw, key) -> str:
@@ -186,7 +195,7 @@ def _trials(raw) -> int:
         return _positive(raw, "trials", 20)
     if "trials" in raw:
         raise StudyError("give the budget as trials or as total_games, not both")
-    per_trial = 2 * _positive(raw, "games", 10) * len(_opponents(raw.get("opponents")))
+    per_trial = trial_games(_positive(raw, "games", 10), len(_opponents(raw.get("opponents"))))
     return -(-_positive(raw, "total_games", 1) // per_trial)
 
 

@@ -1,6 +1,6 @@
 """Elo ratings from match results, two ways.
 
-- `alphadda_elo`: AlphaDDA App. 5 (Fujita): everyone starts at 1500; round after round, each pair's
+- `alphadda_elo`: AlphaDDA App. 5 (Fujita) [AlphaDDA eq. 16, 17]: everyone starts at 1500; round after round, each pair's
   games of that round update both ratings by e(A) += K (N_win - N_G p(A beats B)),
   p(A beats B) = 1 / (1 + 10^((e(B) - e(A)) / 400)), K = 8. Anchors keep fixed ratings. A draw
   counts as half a win (the paper counts wins only; with few draws the two agree).
@@ -15,6 +15,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+
+from tuner.match.stats import Z95
 
 ELO_PER_NAT = 400 / math.log(10)
 
@@ -114,6 +116,6 @@ def bradley_terry(
     out = {}
     for p, i in index.items():
         elo = centre + ELO_PER_NAT * theta[i]
-        half = 1.959963984540054 * ELO_PER_NAT * math.sqrt(max(cov[i, i], 0.0))
+        half = Z95 * ELO_PER_NAT * math.sqrt(max(cov[i, i], 0.0))
         out[p] = Rating(elo, elo - half, elo + half)
     return out

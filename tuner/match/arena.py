@@ -1,6 +1,6 @@
 """Matches between agents: seat-balanced, every game seeded from (match seed, game index), run in parallel.
 
->>> from tuner.arena import play_match
+>>> from tuner.match import play_match
 >>> result = play_match("connect4", "mcts1", "random", games=4, seed=0)
 >>> result.total.games
 4
@@ -13,7 +13,6 @@ therefore sees only its own worker's games (use workers=1 to let it see the whol
 
 from __future__ import annotations
 
-import math
 import threading
 from dataclasses import asdict, dataclass, field
 
@@ -22,72 +21,8 @@ from joblib import Parallel, delayed
 
 import search
 from games import load as load_game
-
-Z95 = 1.959963984540054
-
-
-@dataclass
-class Record:
-    """Wins, draws and losses of one agent over some games, with 95% intervals."""
-
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
-
-    @property
-    def games(self) -> int:
-        return self.wins + self.draws + self.losses
-
-    @property
-    def score(self) -> float:
-        """(wins + draws / 2) / games."""
-        return (self.wins + 0.5 * self.draws) / self.games if self.games else math.nan
-
-    def rate_interval(self, count: int) -> tuple[float, float]:
-        """Wilson 95% interval for the rate count / games."""
-        return wilson(count, self.games)
-
-    def score_interval(self) -> tuple[float, float]:
-        """Normal 95% interval for the score, from the sample variance of the per-game scores (clipped to [0, 1])."""
-        n = self.games
-        if n == 0:
-            return (math.nan, math.nan)
-        s = self.score
-        var = (self.wins * (1 - s) ** 2 + self.draws * (0.5 - s) ** 2 + self.losses * s**2) / n
-        half = Z95 * math.sqrt(var / n)
-        return (max(0.0, s - half), min(1.0, s + half))
-
-    def add(self, outcome: float) -> None:
-        if outcome > 0:
-            self.wins += 1
-        elif outcome < 0:
-            self.losses += 1
-        else:
-            self.draws += 1
-
-    def to_dict(self) -> dict:
-        return {
-            "wins": self.wins,
-            "draws": self.draws,
-            "losses": self.losses,
-            "games": self.games,
-            "score": self.score,
-            "score_ci95": list(self.score_interval()),
-            "win_rate_ci95": list(self.rate_interval(self.wins)),
-            "loss_rate_ci95": list(self.rate_interval(self.losses)),
-        }
-
-
-def wilson(count: int, n: int) -> tuple[float, float]:
-    """Wilson score 95% interval for a binomial proportion count / n."""
-    if n == 0:
-        return (math.nan, math.nan)
-    p = count / n
-    denom = 1 + Z95**2 / n
-    centre = (p + Z95**2 / (2 * n)) / denom
-    half = Z95 * math.sqrt(p * (1 - p) / n + Z95**2 / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
-
+from games.rng import derive_seeds
+from tuner.match.stats import Record
 
 @dataclass
 class GameResult:
@@ -131,8 +66,8 @@ class MatchResult:
 
 def game_seeds(seed: int, index: int) -> tuple[int, int]:
     """The seeds of agents A and B in game `index` of a match seeded `seed`."""
-    a, b = np.random.SeedSequence([seed, index]).generate_state(2, dtype=np.uint64)
-    return int(a), int(b)
+    a, b = derive_seeds(seed, index, count=2, bits=64)
+    return a, b
 
 
 def play_game(game, agent_a, agent_b, seed: int, index: int) -> GameResult:
@@ -223,7 +158,7 @@ def round_robin(game, specs: list[str], games: int, seed: int = 0, workers: int 
     matches = []
     for i, a in enumerate(specs):
         for j in range(i + 1, len(specs)):
-            pair_seed = int(np.random.SeedSequence([seed, i, j]).generate_state(1, dtype=np.uint32)[0])
+            (pair_seed,) = derive_seeds(seed, i, j)
             matches.append(play_match(game, a, specs[j], games, pair_seed, workers, backend, progress))
     return matches
 

@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from tuner.study import OBJECTIVES, STRATEGIES, TEMPLATES, StudyError, render
+from tuner.study.spec import OBJECTIVES, STRATEGIES, TEMPLATES, StudyError, render
 
 RAW = argparse.RawDescriptionHelpFormatter
 STORAGE_HELP = "an Optuna storage URL, postgresql://USER:PASSWORD@HOST/DB (default: the folder's journal.log)"
@@ -24,8 +24,8 @@ def _new(args) -> int:
 
 
 def _run(args) -> int:
-    from tuner.report import write_report
-    from tuner.runner import run
+    from tuner.study.report import write_report
+    from tuner.study.runner import run
 
     summary = run(args.folder, workers=args.workers, storage=args.storage, trials=args.trials,
                   progress=not args.json)  # fmt: skip
@@ -39,7 +39,7 @@ def _run(args) -> int:
 
 
 def _status(args) -> int:
-    from tuner.runner import status
+    from tuner.study.runner import status
 
     summary = status(args.folder, args.storage)
     if args.json:
@@ -50,7 +50,7 @@ def _status(args) -> int:
 
 
 def _report(args) -> int:
-    from tuner.report import write_report
+    from tuner.study.report import write_report
 
     path = write_report(args.folder, args.storage)
     print(f"report: {path}")
@@ -58,7 +58,7 @@ def _report(args) -> int:
 
 
 def _compare(args) -> int:
-    from tuner.report import write_comparison
+    from tuner.study.report import write_comparison
 
     out = Path(args.out) if args.out else Path(args.folder[0]).resolve().parent / "report"
     path = write_comparison(args.folder, out, args.storage)

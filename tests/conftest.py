@@ -1,0 +1,54 @@
+"""Shared fixtures: tiny study folders for the study tests (local and PostgreSQL)."""
+
+import optuna
+import pytest
+
+# a study small enough for tests: MCTS with a tuned C against random, one game per seat
+TINY = """
+game = "connect4"
+agent = "mcts:simulations=30,c={C}"
+opponents = ["random"]
+objective = "winrate"
+games = 1
+trials = 4
+seed = 3
+[strategy]
+name = "STRATEGY"
+[space.C]
+values = [0.25, 0.5, 1.0, 2.0]
+low = 0.1
+high = 2.0
+"""
+
+
+def _make_study(tmp_path, name="s", strategy="random", text=TINY, **replace):
+    folder = tmp_path / name
+    folder.mkdir()
+    text = text.replace("STRATEGY", strategy)
+    for old, new in replace.items():
+        text = text.replace(old, new)
+    (folder / "study.toml").write_text(text)
+    return folder
+
+
+@pytest.fixture
+def make_study(tmp_path):
+    """make_study(name="s", strategy="random", text=TINY, **replace): a study folder under tmp_path."""
+    return lambda *args, **kwargs: _make_study(tmp_path, *args, **kwargs)
+
+
+@pytest.fixture
+def tiny_study():
+    """The text of TINY's study.toml, with STRATEGY to replace."""
+    return TINY
+
+
+def _played(trials):
+    """The trials that played: complete ones; anything else may only be a surplus trial, pruned unplayed."""
+    assert all(t.state == optuna.trial.TrialState.PRUNED and not t.params for t in trials if t.state.name != "COMPLETE")
+    return [t for t in trials if t.state == optuna.trial.TrialState.COMPLETE]
+
+
+@pytest.fixture
+def played():
+    return _played

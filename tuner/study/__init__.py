@@ -1,0 +1,16 @@
+"""Study folders: off-line tuning of an agent's parameters, reproducible from `study.toml` (DESIGN section 7).
+
+- `spec`: the study.toml schema, its validation and templates;
+- `objective`: what a trial measures (matches against the opponents, reduced to one number);
+- `samplers`: every strategy as an Optuna sampler;
+- `storage`: the Optuna storage (journal file or PostgreSQL), locks and crash recovery;
+- `runner`: running a study with workers, and its status;
+- `report`: Markdown reports with plots, and comparisons of strategies;
+- `provenance`: what produced a number (seed, commit, versions, device).
+"""
+
+from tuner.study.report import write_comparison, write_report
+from tuner.study.runner import run, status
+from tuner.study.spec import StudyError, StudySpec
+
+__all__ = ["StudyError", "StudySpec", "run", "status", "write_comparison", "write_report"]
