@@ -23,15 +23,16 @@ def median_rate(run, work: int, rounds: int) -> float:
     return statistics.median(rates)
 
 
-def startup_times(script: str) -> dict:
-    """Run `script --startup-child CACHE_DIR` twice in fresh processes: cold (empty numba cache), then warm.
+def startup_times(module: str) -> dict:
+    """Run `python -m module --startup-child CACHE_DIR` twice in fresh processes: cold (empty numba cache),
+    then warm.
 
     The child prints one JSON object of seconds; returns {"cold": ..., "warm": ...}.
     """
     with tempfile.TemporaryDirectory() as cache:
         runs = {}
         for kind in ("cold", "warm"):
-            command = [sys.executable, script, "--startup-child", cache]
+            command = [sys.executable, "-m", module, "--startup-child", cache]
             proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True)
             runs[kind] = json.loads(proc.stdout)
         return runs

@@ -5,19 +5,16 @@ Measures, for every game: our compiled playout loop; OpenSpiel's random games dr
 and the start-up cost of our kernels, cold (empty numba cache, first compile) and warm (cached),
 each in a fresh process.
 
-    .venv/bin/python benchmarks/playouts.py [--seconds 0.5] [--rounds 5] [--seed 0] [--json out.json]
+    .venv/bin/python -m benchmarks.playouts [--seconds 0.5] [--rounds 5] [--seed 0] [--json out.json]
 """
 
 import argparse
 import json
 import os
 import random
-import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from benchmarks.common import environment, finish, median_rate, startup_times  # noqa: E402
+from benchmarks.common import environment, finish, median_rate, startup_times
 
 OPENSPIEL_NAMES = {"connect4": "connect_four", "othello": "othello", "breakthrough": "breakthrough"}
 
@@ -107,7 +104,8 @@ def main() -> None:
         have_openspiel = True
     except ImportError:
         have_openspiel = False
-    results = {"environment": environment(args.seed), "playouts_per_s": {}, "startup_s": startup_times(__file__)}
+    startup = startup_times("benchmarks.playouts")
+    results = {"environment": environment(args.seed), "playouts_per_s": {}, "startup_s": startup}
     print(f"{'game':<14}{'ours/s':>12}{'OpenSpiel py/s':>16}{'OpenSpiel C++/s':>17}{'vs C++':>9}")
     for name in games.names():
         row = {"ours": ours(name, args.seconds, args.rounds, args.seed)}

@@ -7,7 +7,7 @@ Measures, in one run, on one core:
 3. start-up before the first move, cold (empty numba cache) and warm (cached), in a fresh process;
 4. strength at equal simulations: our `mcts` against MCTSBot, seat-balanced.
 
-    .venv/bin/python benchmarks/search.py [--quick] [--seed 0] [--strength-games 40] [--json out.json]
+    .venv/bin/python -m benchmarks.search [--quick] [--seed 0] [--strength-games 40] [--json out.json]
 """
 
 import argparse
@@ -15,12 +15,9 @@ import json
 import os
 import random
 import statistics
-import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from benchmarks.common import environment, finish, startup_times  # noqa: E402
+from benchmarks.common import environment, finish, startup_times
 
 OPENSPIEL_NAMES = {"connect4": "connect_four", "othello": "othello"}
 UCT_C = 2.0  # OpenSpiel's usual exploration constant for MCTSBot with +1/-1 returns
@@ -85,9 +82,9 @@ def match_rates(name, games, seed):
 
     from tuner.match import play_match
 
-    play_match(name, "mcts1", "mcts2", 2, seed)  # warm
+    play_match(name, "mcts1", "mcts2", games=2, seed=seed)  # warm
     t = time.perf_counter()
-    play_match(name, "mcts1", "mcts2", games, seed)
+    play_match(name, "mcts1", "mcts2", games=games, seed=seed)
     ours = games / (time.perf_counter() - t)
     game = pyspiel.load_game(OPENSPIEL_NAMES[name])
     t = time.perf_counter()
@@ -191,7 +188,7 @@ def main():
         print(f"  {name:<10} {sims} simulations: {record.wins}-{record.draws}-{record.losses} (W-D-L), "
               f"score {record.score:.3f} [{low:.2f}, {high:.2f}]")  # fmt: skip
 
-    results["startup_s"] = startup_times(__file__)
+    results["startup_s"] = startup_times("benchmarks.search")
     finish(results, "a first move (Connect4)", args.json)
 
 

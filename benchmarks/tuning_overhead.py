@@ -9,25 +9,21 @@ Two figures per strategy, game and number of tuned parameters (2: SP C+eps, 4: A
   simulation) in a compiled loop, as a percentage of a fixed-parameter simulation. For CMA-ES
   (pycma, in Python) it is the cost of one generation's ask+tell divided by the population.
 
-    .venv/bin/python benchmarks/tuning_overhead.py [--simulations 3000] [--rounds 5] [--seed 0] [--json out.json]
+    .venv/bin/python -m benchmarks.tuning_overhead [--simulations 3000] [--rounds 5] [--seed 0] [--json out.json]
 """
 
 import argparse
-import os
 import statistics
-import sys
 import time
 
 import numpy as np
 from numba import njit
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-import games  # noqa: E402
-import search  # noqa: E402
-from benchmarks.common import environment  # noqa: E402
-from games.rng import make_rng  # noqa: E402
-from tuner.strategies import choose, update  # noqa: E402
+import games
+import search
+from benchmarks.common import environment
+from games.rng import make_rng
+from tuner.strategies import choose, update
 
 STRATEGIES = ["nmc", "lsi", "ea", "ntbea", "cmaes", "grid", "random"]
 SETUPS = [("sp", "C+eps"), ("ap", "C+eps+K+Ref"), ("ap", "all")]

@@ -8,26 +8,23 @@
   from Table I's discrete domains before each game; on Connect4 and Breakthrough.
 Every match is seat-balanced, with 95% intervals.
 
-    .venv/bin/python experiments/sa_mcts.py [--quick] [--simulations 1000] [--games 200] [--seed 0]
+    .venv/bin/python -m experiments.sa_mcts [--quick] [--simulations 1000] [--games 200] [--seed 0]
 """
 
 import argparse
 import json
 import os
-import sys
 from dataclasses import dataclass
 
 import numpy as np
 from joblib import Parallel, delayed
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-import games  # noqa: E402
-import search  # noqa: E402
-from benchmarks.common import environment  # noqa: E402
-from search.mcts import EPSILON, C  # noqa: E402
-from tuner.match import Record, play_game, play_match  # noqa: E402
-from tuner.strategies import SA_MCTS_TABLE_I  # noqa: E402
+import games
+import search
+from search.mcts import EPSILON, C
+from tuner.match import Record, play_game, play_match
+from tuner.strategies import SA_MCTS_TABLE_I
+from tuner.study.provenance import environment
 
 
 @dataclass
@@ -45,7 +42,7 @@ STRATEGIES = ["nmc", "lsi", "ea", "ntbea", "cmaes", "grid", "random"]
 def tuned_match(args, game, agent, tune, strategy, seed):
     """`agent` tuning `tune` on-line with `strategy` (A) against the same agent with its defaults (B)."""
     fixed = f"{agent}:simulations={args.simulations}"
-    return play_match(game, f"{fixed},tuner={strategy},tune={tune}", fixed, args.games, seed).total
+    return play_match(game, f"{fixed},tuner={strategy},tune={tune}", fixed, games=args.games, seed=seed).total
 
 
 def table5_match(args, game, seed):

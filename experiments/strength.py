@@ -9,7 +9,7 @@ Reproduces, with our MCTS at a fixed simulation count:
 - beyond the paper: both adjusters against Random and Minimax2, with z alone (the paper) and with
   the simulation budget as a second knob below z = -2.
 
-    .venv/bin/python experiments/strength.py [--quick] [--simulations 300] [--seed 0] [--out DIR]
+    .venv/bin/python -m experiments.strength [--quick] [--simulations 300] [--seed 0] [--out DIR]
 
 Writes results.json (with seed, versions, commit) and PNG plots to --out.
 """
@@ -18,18 +18,15 @@ import argparse
 import json
 import math
 import os
-import sys
 from dataclasses import dataclass
 
 import numpy as np
 from joblib import Parallel, delayed
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-import games  # noqa: E402
-import search  # noqa: E402
-from benchmarks.common import environment  # noqa: E402
-from tuner.match import Record, play_game, play_match  # noqa: E402
+import games
+import search
+from tuner.match import Record, play_game, play_match
+from tuner.study.provenance import environment
 
 
 @dataclass
@@ -62,7 +59,7 @@ def elo_of(score: float, n_games: int) -> float:
 def z_point(args, z, rth, n_games, seed):
     spec = f"mcts:simulations={args.simulations},z={fmt(z)},rth={rth:g}"
     base = f"mcts:simulations={args.simulations},z=0,rth={rth:g}"
-    return play_match("connect4", spec, base, n_games, seed).total
+    return play_match("connect4", spec, base, games=n_games, seed=seed).total
 
 
 def z_curve(args, rth, n_games, seed):
@@ -196,15 +193,13 @@ def main():
 
 
 def plot(results, out):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
 
     finite = [z for z in Z_GRID if math.isfinite(z)]
     xs = {fmt(z): (z if math.isfinite(z) else (3.0 if z > 0 else -3.0)) for z in Z_GRID}
 
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig = Figure(figsize=(6, 4))
+    ax = fig.subplots()
     rows = results["table1"]
     ax.plot([xs[r["z"]] for r in rows], [r["elo_vs_inf"] for r in rows], "o-", label="R_th = 0.1")
     fit = results["table1_fit"]
@@ -216,7 +211,8 @@ def plot(results, out):
     fig.tight_layout()
     fig.savefig(os.path.join(out, "fig1_z_elo.png"), dpi=120)
 
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig = Figure(figsize=(6, 4))
+    ax = fig.subplots()
     for rth, rel in results["fig2"].items():
         ax.plot([xs[fmt(z)] for z in Z_GRID], rel, "o-", ms=3, label=f"R_th = {rth}")
     ax.set_xticks([xs[fmt(z)] for z in Z_GRID], [fmt(z) for z in Z_GRID])
@@ -226,7 +222,8 @@ def plot(results, out):
     fig.tight_layout()
     fig.savefig(os.path.join(out, "fig2_rth.png"), dpi=120)
 
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig = Figure(figsize=(6, 4))
+    ax = fig.subplots()
     for row in results["table3"]:
         path = np.mean(row["z_paths"], axis=0)
         ax.plot(np.arange(1, len(path) + 1), path, label=f"opponent z = {row['opponent_z']}")

@@ -11,11 +11,11 @@ Adding a game: write one module with its kernels and a `Game` subclass, and add 
 
 from games.breakthrough import Breakthrough
 from games.connect4 import Connect4
-from games.game import TERMINAL_PLAYER, Game, State
+from games.game import TERMINAL_PLAYER, Game, Outcome, State
 from games.kernels import GameKernels
 from games.othello import Othello
 
-__all__ = ["Game", "GameKernels", "State", "TERMINAL_PLAYER", "load", "names"]
+__all__ = ["Game", "GameKernels", "Outcome", "State", "TERMINAL_PLAYER", "load", "names"]
 
 _REGISTRY = {
     "connect4": Connect4,
@@ -36,5 +36,9 @@ def load(name: str) -> Game:
     if name not in _REGISTRY:
         raise ValueError(f"unknown game {name!r}; known games: {', '.join(names())}")
     if name not in _LOADED:
-        _LOADED[name] = _REGISTRY[name]()
+        game = _REGISTRY[name]()
+        missing = [fact for fact in Game.FACTS if not hasattr(game, fact)]
+        if missing:  # a new game works everywhere or fails here, in one line
+            raise TypeError(f"game {name!r} does not set {', '.join(missing)} (see games.Game)")
+        _LOADED[name] = game
     return _LOADED[name]

@@ -92,6 +92,9 @@ class Breakthrough(Game):
     num_actions = N * N * 6 * 2
     board_shape = (N, N)
     max_game_length = 2 * (N * (N - 1) + N * (N - 2))  # every move takes a piece one row forward
+    own_moves = 33  # measured: SP self-play at 1000 simulations lasts 66.2 plies on average
+    intra_moves = 40
+    minimax = None  # AlphaDDA defines no evaluation for it
 
     def planes(self, s):
         bits = np.arange(N * N, dtype=np.uint64).reshape(N, N)

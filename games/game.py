@@ -8,11 +8,30 @@ board symmetries.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from games.kernels import GameKernels
 
 TERMINAL_PLAYER = -4  # OpenSpiel's kTerminalPlayerId: what current_player() says once the game is over
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a finished game ended: `winner` is 0 or 1, or None for a draw (compiled kernels say -1)."""
+
+    winner: int | None
+
+    @property
+    def draw(self) -> bool:
+        return self.winner is None
+
+    def returns(self) -> list[float]:
+        """+1 for the winner and -1 for the loser, 0 each for a draw."""
+        if self.winner is None:
+            return [0.0, 0.0]
+        return [1.0, -1.0] if self.winner == 0 else [-1.0, 1.0]
 
 
 class Game:
@@ -29,6 +48,12 @@ class Game:
     num_actions: int  # size of the action space
     board_shape: tuple[int, int]  # (rows, columns) of encode()'s planes
     max_game_length: int  # an upper bound on the number of plies of any game
+    own_moves: int  # one player's moves in a typical game (what on-line LSI budgets a game by)
+    intra_moves: int  # one player's moves over which intra-game strength adjustment cools down
+    minimax: str | None  # the family of AlphaDDA's minimax evaluation ("connect4", "othello"), or None
+
+    FACTS = ("name", "kernels", "state_size", "max_legal", "num_actions", "board_shape", "max_game_length",
+             "own_moves", "intra_moves", "minimax")  # fmt: skip
 
     def __init__(self):
         self._symmetries = None
@@ -138,13 +163,18 @@ class State:
     def is_terminal(self) -> bool:
         return bool(self._game.kernels.terminal(self._s))
 
-    def returns(self) -> list[float]:
-        """+1 for the winner and -1 for the loser, 0 each for a draw or an unfinished game."""
+    def outcome(self) -> Outcome | None:
+        """How the game ended, or None while it goes on."""
         k = self._game.kernels
         if not k.terminal(self._s):
-            return [0.0, 0.0]
-        w = k.winner(self._s)
-        return [0.0, 0.0] if w < 0 else [1.0, -1.0] if w == 0 else [-1.0, 1.0]
+            return None
+        w = int(k.winner(self._s))
+        return Outcome(None if w < 0 else w)
+
+    def returns(self) -> list[float]:
+        """+1 for the winner and -1 for the loser, 0 each for a draw or an unfinished game."""
+        outcome = self.outcome()
+        return [0.0, 0.0] if outcome is None else outcome.returns()
 
     def history(self) -> list[int]:
         return list(self._history)

@@ -162,6 +162,9 @@ class Othello(Game):
         self.max_legal = size * size
         self.board_shape = (size, size)
         self.max_game_length = 2 * size * size  # a pass never follows a pass
+        # one player's moves: 6x6 SP self-play at 1000 simulations lasts 32.7 plies; 8x8 about 60 less passes
+        self.own_moves = self.intra_moves = {8: 30, 6: 16}[size]
+        self.minimax = "othello"
 
     def planes(self, s):
         n = self.size

@@ -104,6 +104,7 @@ def select_child(tree, node, ref, mover, params, formula, use_amaf, scores, rng)
         visits = tree.visits[c]
         if formula == ALPHADDA:
             q = 2.0 * tree.value[c] - visits  # the sum of +1 / 0 / -1 rewards
+            # [AlphaDDA eq. 12]
             score = q / (visits + _EPS_DIV) + c_explore * math.sqrt(math.log(parent_visits + 1.0) / (visits + _EPS_DIV))
         elif visits == 0.0:
             score = np.inf
@@ -112,8 +113,11 @@ def select_child(tree, node, ref, mover, params, formula, use_amaf, scores, rng)
             if row >= 0 and k_equiv > 0.0:
                 amaf_n = tree.amaf_visits[row, mover, tree.action[c]]
                 if amaf_n > 0.0:
+                    # [SA-MCTS eq. 3]
                     beta = 1.0 if k_equiv == np.inf else math.sqrt(k_equiv / (3.0 * parent_visits + k_equiv))
+                    # [SA-MCTS eq. 2]
                     q = (1.0 - beta) * q + beta * tree.amaf_value[row, mover, tree.action[c]] / amaf_n
+            # [SA-MCTS eq. 1]
             score = q + c_explore * math.sqrt(math.log(parent_visits) / visits)
         scores[i] = score
         if score > best:
@@ -241,6 +245,7 @@ def run_tuned_simulations(g, tree, root_state, params, settings, n_simulations, 
     for i in range(n_simulations):
         if tree.meta[FULL] == 1:
             return i
+        # [SA-MCTS Fig. 1]: each player's strategy chooses before the simulation and learns its result after
         tuner_choose(state0, rng, x0)
         tuner_choose(state1, rng, x1)
         for j in range(d):

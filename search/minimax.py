@@ -10,6 +10,7 @@ are empty. Unlike the published reference code, this is a true minimax.
 
 import numpy as np
 
+import games
 from games.bits import lowest_bit_index, popcount
 from games.connect4 import LINE_SHIFTS
 from games.jit import kernel
@@ -17,6 +18,7 @@ from games.kernels import status_terminal, status_winner
 from games.rng import randint
 
 # eq. (14) and (15), row by row from the top-left corner
+# [AlphaDDA eq. 14]
 OTHELLO6_WEIGHTS = np.array(
     [
         [30, -5, 2, 2, -5, 30],
@@ -28,6 +30,7 @@ OTHELLO6_WEIGHTS = np.array(
     ],
     dtype=np.float64,
 ).ravel()
+# [AlphaDDA eq. 15]
 OTHELLO8_WEIGHTS = np.array(
     [
         [120, -20, 20, 5, 5, 20, -20, 120],
@@ -56,6 +59,7 @@ def connect4_eval(s, weights, player):
         runs = 0.0
         for d in LINE_SHIFTS:
             two = b & (b >> d)
+            # [AlphaDDA eq. 13]
             runs += r * np.float64(popcount(two)) + r * r * np.float64(popcount(two & (b >> (d + d))))
         total += runs if p == player else -runs
     return total
@@ -131,11 +135,13 @@ def minimax_action(g, evaluate, weights, s, depth, max_legal, rng):
     return moves[n - 1]
 
 
-def evaluation(game_name: str, variant: int):
-    """(evaluate kernel, weights) of Minimax`variant` (1 or 2) for a game."""
-    if game_name == "connect4":
+def evaluation(game, variant: int):
+    """(evaluate kernel, weights) of Minimax`variant` (1 or 2) for a game (or its name) whose `minimax`
+    names its evaluation."""
+    game = games.load(game) if isinstance(game, str) else game
+    if game.minimax == "connect4":
         return connect4_eval, np.array([100.0 if variant == 1 else 2.0])
-    if game_name in ("othello", "othello6"):
-        table = OTHELLO8_WEIGHTS if game_name == "othello" else OTHELLO6_WEIGHTS
+    if game.minimax == "othello":
+        table = {64: OTHELLO8_WEIGHTS, 36: OTHELLO6_WEIGHTS}[game.board_shape[0] * game.board_shape[1]]
         return othello_eval, (table if variant == 1 else np.ones_like(table))
-    raise ValueError(f"minimax has evaluations for connect4, othello and othello6, not {game_name!r}")
+    raise ValueError(f"minimax has no evaluation for {game.name!r}")

@@ -22,6 +22,7 @@ def move_probabilities(visits: np.ndarray, z: float, rth: float) -> np.ndarray:
         chosen = candidates & (visits == extreme)
         probs[chosen] = 1.0 / chosen.sum()
         return probs
+    # [Wu softmax]: N_i^z / sum_j N_j^z over the candidates
     logs = z * np.log(visits[candidates])
     weights = np.exp(logs - logs.max())
     probs[candidates] = weights / weights.sum()

@@ -1,9 +1,10 @@
-"""Strength adjusters: objects that watch a game and set an agent's strength knobs (Wu et al.).
+"""Strength adjusters: objects that watch a game and ask for an agent's strength knobs (Wu et al.).
 
 An adjuster hears the agent's hooks (new game, every move, game over) and sees the root statistics
-of each search. `before_search` may set knobs that shape the search (e.g. simulations) and
-`after_search` those that shape the move choice (here the softmax index z). The AlphaDDA agents
-use the same interface with their own knobs and a network's value as the signal.
+of each search. `before_search` returns the knobs that shape the search (e.g. the budget) and
+`after_search` those that shape the move choice (here the softmax index z), as `Knobs`; the agent
+applies them. The AlphaDDA agents use the same interface with their own knobs and a network's value
+as the signal.
 
 State lifetime: a new adjuster (or `reset()`) starts a match; `InterGame` keeps its state from game
 to game of a match, `IntraGame` starts every game afresh and keeps its state from move to move.
@@ -12,6 +13,15 @@ to game of a match, `IntraGame` starts every game afresh and keeps its state fro
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Knobs:
+    """What an adjuster asks of its agent; None leaves a knob as it is."""
+
+    z: float | None = None  # the softmax strength index [Wu eq. 1]
+    budget_scale: float | None = None  # the search budget as a share of the agent's configured one
 
 
 class StrengthAdjuster:
@@ -25,20 +35,12 @@ class StrengthAdjuster:
 
     def __init__(self, floor: float | None = None):
         self.floor = floor
-        self._budget = None
         self.reset()
 
-    def set_knobs(self, agent, z: float, budget: bool = True) -> None:
-        """Give `agent` the softmax index for `z` and, if `budget`, the search budget for `z`."""
-        if self._budget is None:
-            self._budget = (agent.simulations, agent.seconds)
+    def knobs(self, z: float, budget: bool = True) -> Knobs:
+        """The softmax index for `z` and, if `budget`, the share of the search budget for `z`."""
         below = 0.0 if self.floor is None else max(0.0, self.floor - z)
-        agent.z = z if self.floor is None else max(z, self.floor)
-        if budget:
-            simulations, seconds = self._budget
-            scale = 2.0**-below
-            agent.simulations = None if simulations is None else max(1, round(simulations * scale))
-            agent.seconds = None if seconds is None else seconds * scale
+        return Knobs(z=z if self.floor is None else max(z, self.floor), budget_scale=2.0**-below if budget else None)
 
     def reset(self) -> None:
         """A new match: forget everything learnt about the opponent."""
@@ -49,11 +51,11 @@ class StrengthAdjuster:
     def observe(self, state, action) -> None:
         pass
 
-    def before_search(self, agent, state) -> None:
-        pass
+    def before_search(self, state) -> Knobs | None:
+        return None
 
-    def after_search(self, agent, state, result) -> None:
-        pass
+    def after_search(self, state, result) -> Knobs | None:
+        return None
 
     def game_over(self, returns, player: int) -> None:
         pass
@@ -72,12 +74,13 @@ class InterGame(StrengthAdjuster):
         self.dz = self.dz0
         self.games = 0
 
-    def before_search(self, agent, state):
-        self.set_knobs(agent, self.z)  # fixed for the whole game
+    def before_search(self, state):
+        return self.knobs(self.z)  # fixed for the whole game
 
     def game_over(self, returns, player):
         outcome = returns[player]
         if outcome > 0:
+            # [Wu inter-game]
             self.z -= self.dz
         elif outcome < 0:
             self.z += self.dz
@@ -86,7 +89,7 @@ class InterGame(StrengthAdjuster):
 
 
 class IntraGame(StrengthAdjuster):
-    """Intra-game adjustment, eq. (18): before each move, W = the root win rate of the most visited move;
+    """Intra-game adjustment [Wu eq. 18]: before each move, W = the root win rate of the most visited move;
     z falls when W > 0.5 and rises when W < 0.5 by dz = dZ (or dZ |W - 0.5| / eps inside the band of
     half-width eps), with dZ falling linearly from `dz` to 0 over `moves` of the agent's moves."""
 
@@ -105,18 +108,15 @@ class IntraGame(StrengthAdjuster):
         """The change of z for root win rate `w` at the current move (eq. 18 with the linear cool-down)."""
         big = self.dz0 * max(0.0, 1.0 - self.moves_made / self.moves)
         gap = abs(w - 0.5)
+        # [Wu eq. 18]
         dz = big if gap >= self.eps else big * gap / self.eps
         return -math.copysign(dz, w - 0.5) if w != 0.5 else 0.0
 
-    def before_search(self, agent, state):
-        self.set_knobs(agent, self.z)  # the budget follows z as it stood after the last move
+    def before_search(self, state):
+        return self.knobs(self.z)  # the budget follows z as it stood after the last move
 
-    def after_search(self, agent, state, result):
+    def after_search(self, state, result):
         best = int(result.visits.argmax())
         self.z += self.step(float(result.values[best]))
         self.moves_made += 1
-        self.set_knobs(agent, self.z, budget=False)
-
-
-# moves of one player over which intra-game dZ cools down: about one player's share of a game
-INTRA_MOVES = {"connect4": 21, "othello": 30, "othello6": 16, "breakthrough": 40}
+        return self.knobs(self.z, budget=False)

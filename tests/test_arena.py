@@ -8,8 +8,8 @@ import pytest
 
 import games
 import search
-from tuner.match import pair_scores, play_game, play_match, round_robin
 from tuner.cli import main
+from tuner.match import pair_scores, play_game, play_match, round_robin
 
 
 def test_seats_alternate_and_records_add_up():

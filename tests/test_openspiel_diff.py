@@ -12,6 +12,8 @@ import pytest
 import games
 from tests.othello_reference import NaiveOthello
 
+pytestmark = pytest.mark.openspiel
+
 GAMES = 1000
 PAIRS = [("connect4", "connect_four"), ("othello", "othello"), ("breakthrough", "breakthrough")]
 

@@ -4,6 +4,9 @@ perft(d) counts the leaves of the move tree d plies deep; a game that ends soone
 it ends. "Positions after n plies" counts distinct positions, finished games not expanded.
 """
 
+import tomllib
+from pathlib import Path
+
 import numpy as np
 import pytest
 from numba import njit
@@ -12,16 +15,10 @@ import games
 from games.kernels import perft
 from tests.othello_reference import NaiveOthello, naive_perft
 
-# OEIS A124004, "number of possible Reversi games at the end of the n-th ply" (Othello 8x8), n = 1..9.
-OTHELLO_GAMES = [4, 12, 56, 244, 1396, 8200, 55092, 390216, 3005288]
-# OEIS A124005, distinct Othello 8x8 positions after n plies, n = 1..8.
-OTHELLO_POSITIONS = [4, 12, 54, 236, 1288, 7092, 42614, 269352]
-# OEIS A212693 (John Tromp's counts), distinct Connect Four positions after n plies, n = 1..9.
-CONNECT4_POSITIONS = [7, 49, 238, 1120, 4263, 16422, 54859, 184275, 558186]
-# Computed with OpenSpiel 2.0.2's C++ rules (pyspiel games connect_four and breakthrough),
-# by recursive clone/apply_action from the initial state; n = 1..8 and 1..5.
-CONNECT4_PERFT = [7, 49, 343, 2401, 16807, 117649, 823536, 5686266]
-BREAKTHROUGH_PERFT = [22, 484, 11132, 256036, 6182818]
+COUNTS = tomllib.loads((Path(__file__).parent / "data" / "perft.toml").read_text())
+OTHELLO_GAMES = COUNTS["othello"]["perft"]["counts"]
+PERFT = [(name, table["perft"]["counts"]) for name, table in COUNTS.items() if "perft" in table]
+POSITIONS = [(name, table["positions"]["counts"]) for name, table in COUNTS.items() if "positions" in table]
 
 
 def _perfts(name, depth):
@@ -30,10 +27,7 @@ def _perfts(name, depth):
     return [perft(game.kernels, root, d, game.max_legal) for d in range(1, depth + 1)]
 
 
-@pytest.mark.parametrize(
-    "name, expected",
-    [("othello", OTHELLO_GAMES), ("connect4", CONNECT4_PERFT), ("breakthrough", BREAKTHROUGH_PERFT)],
-)
+@pytest.mark.parametrize("name, expected", PERFT)
 def test_perft_against_published_counts(name, expected):
     assert _perfts(name, len(expected)) == expected
 
@@ -66,7 +60,7 @@ def _expand(g, states, max_legal):
     return out[:k]
 
 
-@pytest.mark.parametrize("name, expected", [("connect4", CONNECT4_POSITIONS), ("othello", OTHELLO_POSITIONS)])
+@pytest.mark.parametrize("name, expected", POSITIONS)
 def test_distinct_positions_per_ply(name, expected):
     game = games.load(name)
     level = game.new_initial_state().array[None, :].copy()

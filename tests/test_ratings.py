@@ -74,3 +74,11 @@ def test_record_score_and_interval():
     low, high = r.score_interval()
     var = (6 * 0.3**2 + 2 * 0.2**2 + 2 * 0.7**2) / 10
     assert (high - low) / 2 == pytest.approx(1.959963984540054 * math.sqrt(var / 10))
+
+
+@pytest.mark.parametrize("count, n", [(0, 10), (3, 10), (10, 10), (57, 200), (1, 1)])
+def test_wilson_interval_equals_scipys(count, n):
+    from scipy.stats import binomtest
+
+    ci = binomtest(count, n).proportion_ci(confidence_level=0.95, method="wilson")
+    assert wilson(count, n) == pytest.approx((ci.low, ci.high), abs=1e-12)

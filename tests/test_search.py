@@ -225,11 +225,11 @@ def test_spec_errors_are_one_line_and_list_what_is_valid():
 
 
 def test_paper_defaults():
-    assert search.parse_spec("mcts1")[1]["simulations"] == 300
-    assert [search.parse_spec(f"mcts{i}")[1]["simulations"] for i in (2, 3, 4)] == [100, 200, 50]
-    mcts = search.parse_spec("mcts")[1]
+    assert search.parse_spec("mcts1").options["simulations"] == 300
+    assert [search.parse_spec(f"mcts{i}").options["simulations"] for i in (2, 3, 4)] == [100, 200, 50]
+    mcts = search.parse_spec("mcts").options
     assert (mcts["c"], mcts["n_open"], mcts["rth"], mcts["dsa"]) == (0.5, 5, 0.1, "none")
-    ap = search.parse_spec("ap")[1]
+    ap = search.parse_spec("ap").options
     assert (ap["c"], ap["eps"], ap["k"], ap["ref"], ap["vo"], ap["t"]) == (0.2, 0.4, 250, 50, 0.01, 0)  # Table I
 
 

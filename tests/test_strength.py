@@ -118,12 +118,12 @@ def test_z_keys_reach_the_move_choice():
 def test_floor_turns_z_below_it_into_fewer_simulations():
     agent = search.make_agent(C4, "mcts:simulations=400,dsa=inter,floor=-2", seed=0)
     adj = agent.adjuster
-    adj.set_knobs(agent, -1.0)
+    agent.apply(adj.knobs(-1.0))
     assert (agent.z, agent.simulations) == (-1.0, 400)
-    adj.set_knobs(agent, -3.0)
+    agent.apply(adj.knobs(-3.0))
     assert (agent.z, agent.simulations) == (-2.0, 200)  # one unit below the floor: half the budget
-    adj.set_knobs(agent, -12.0)
+    agent.apply(adj.knobs(-12.0))
     assert (agent.z, agent.simulations) == (-2.0, 1)  # never below one simulation
     off = search.make_agent(C4, "mcts:simulations=400,dsa=inter,floor=-inf", seed=0)
-    off.adjuster.set_knobs(off, -12.0)
+    off.apply(off.adjuster.knobs(-12.0))
     assert (off.z, off.simulations) == (-12.0, 400)  # the paper's rule: z alone

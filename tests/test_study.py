@@ -12,11 +12,12 @@ from pathlib import Path
 import optuna
 import pytest
 
-from tuner.study import objective
 from tuner.cli import main
+from tuner.study import objective
 from tuner.study.runner import load, run, status, trial_objective, trial_seed
 from tuner.study.samplers import distributions
 from tuner.study.spec import TEMPLATES, StudyError, StudySpec, render
+
 
 def trials_of(folder):
     _, study = load(folder)
@@ -178,8 +179,12 @@ def test_kill_9_then_run_again_loses_nothing_and_reruns_the_dead_trial(tmp_path,
         while time.time() < deadline and proc.poll() is None:  # kill it in the middle of its second trial
             time.sleep(0.1)
             if (folder / "journal.log").exists():
-                states = [t.state for t in trials_of(folder)]
-                if states.count(optuna.trial.TrialState.COMPLETE) >= 1 and optuna.trial.TrialState.RUNNING in states:
+                try:
+                    trials = trials_of(folder)
+                except StudyError:  # the journal is there, the study not yet in it
+                    continue
+                playing = [t for t in trials if t.state == optuna.trial.TrialState.RUNNING and t.params]
+                if [t.state for t in trials].count(optuna.trial.TrialState.COMPLETE) >= 1 and playing:
                     break
         assert proc.poll() is None, "the study finished before the test could kill it"
         os.killpg(proc.pid, signal.SIGKILL)

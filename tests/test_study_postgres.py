@@ -16,6 +16,8 @@ import pytest
 
 from tuner.study.runner import load, run, status
 
+pytestmark = pytest.mark.postgres
+
 
 def _binaries() -> Path | None:
     found = shutil.which("pg_ctl")

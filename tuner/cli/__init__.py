@@ -64,7 +64,7 @@ def _check_specs(game, specs):
 
     for spec in specs:
         try:
-            search.make_agent(game, spec, seed=0)
+            search.check_spec(game, spec)
         except ValueError as error:
             raise CommandError(str(error)) from None
 
@@ -77,7 +77,8 @@ def _arena(args) -> int:
         print("note: with several workers each one has its own inter-game adjuster, which sees only that "
               "worker's games; use --workers 1 to adjust over the whole match", file=sys.stderr)  # fmt: skip
     with _progress(args.games, f"{args.spec_a} vs {args.spec_b}") as bar:
-        result = play_match(args.game, args.spec_a, args.spec_b, args.games, args.seed, args.workers, args.backend, bar)
+        result = play_match(args.game, args.spec_a, args.spec_b, games=args.games, seed=args.seed,
+                            workers=args.workers, backend=args.backend, progress=bar)  # fmt: skip
     if args.record:
         with open(args.record, "w") as f:
             json.dump(result.to_dict(with_games=True), f, indent=1)
@@ -88,7 +89,8 @@ def _arena(args) -> int:
     print(f"{'A':<12}{'wins':>6}{'draws':>7}{'losses':>8}{'score':>8}  {'score 95% CI':<14}{'win rate 95% CI'}")
     for label, rec in (("as first", result.first), ("as second", result.second), ("total", result.total)):
         if rec.games:
-            score = f"{rec.score:8.3f}  {format_interval(rec.score_interval()):<14}{format_interval(rec.rate_interval(rec.wins))}"
+            intervals = f"{format_interval(rec.score_interval()):<14}{format_interval(rec.rate_interval(rec.wins))}"
+            score = f"{rec.score:8.3f}  {intervals}"
             print(f"{label:<12}{rec.wins:>6}{rec.draws:>7}{rec.losses:>8}{score}")
     return 0
 
@@ -118,7 +120,8 @@ def _tournament(args) -> int:
     rounds = args.rounds or max(1, args.games // 2)
     total = args.games * len(specs) * (len(specs) - 1) // 2
     with _progress(total, f"tournament on {args.game}") as bar:
-        matches = round_robin(args.game, specs, args.games, args.seed, args.workers, args.backend, bar)
+        matches = round_robin(args.game, specs, games=args.games, seed=args.seed, workers=args.workers,
+                              backend=args.backend, progress=bar)  # fmt: skip
     scores = pair_scores(matches)
     elo = alphadda_elo(specs, scores, rounds=rounds, anchors=anchors)
     bt = bradley_terry(specs, scores, anchors=anchors)

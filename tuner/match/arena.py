@@ -22,7 +22,9 @@ from joblib import Parallel, delayed
 import search
 from games import load as load_game
 from games.rng import derive_seeds
+from search.spec import AgentSpec
 from tuner.match.stats import Record
+
 
 @dataclass
 class GameResult:
@@ -103,8 +105,9 @@ def _play_share(game_name, spec_a, spec_b, seed, indices, on_game):
 
 def play_match(
     game,
-    spec_a: str,
-    spec_b: str,
+    spec_a: str | AgentSpec,
+    spec_b: str | AgentSpec,
+    *,
     games: int,
     seed: int = 0,
     workers: int = 1,
@@ -119,7 +122,7 @@ def play_match(
     name = game if isinstance(game, str) else game.name
     g = load_game(name)
     for spec in (spec_a, spec_b):
-        search.make_agent(g, spec, seed=0)  # fail fast, before any worker starts, on a bad spec
+        search.check_spec(g, spec)  # fail fast, before any worker starts, on a bad spec
     if games < 1 or workers < 1:
         raise ValueError("games and workers must be at least 1")
     if backend not in ("threads", "processes"):
@@ -144,14 +147,15 @@ def play_match(
             jobs.append(share_results)
             if progress is not None:
                 progress.update(len(share_results))
-    result = MatchResult(name, spec_a, spec_b, seed)
+    result = MatchResult(name, str(spec_a), str(spec_b), seed)
     for r in sorted((r for job in jobs for r in job), key=lambda r: r.index):
         (result.first if r.a_seat == 0 else result.second).add(r.outcome)
         result.games.append(r)
     return result
 
 
-def round_robin(game, specs: list[str], games: int, seed: int = 0, workers: int = 1, backend="threads", progress=None):
+def round_robin(game, specs: list[str], *, games: int, seed: int = 0, workers: int = 1, backend="threads",
+                progress=None) -> list[MatchResult]:  # fmt: skip
     """Every pair of `specs` plays a seat-balanced match of `games` games; the pair's seed comes from (seed, i, j)."""
     if len(set(specs)) != len(specs):
         raise ValueError("each agent spec may appear only once in a tournament")
@@ -159,7 +163,8 @@ def round_robin(game, specs: list[str], games: int, seed: int = 0, workers: int 
     for i, a in enumerate(specs):
         for j in range(i + 1, len(specs)):
             (pair_seed,) = derive_seeds(seed, i, j)
-            matches.append(play_match(game, a, specs[j], games, pair_seed, workers, backend, progress))
+            matches.append(play_match(game, a, specs[j], games=games, seed=pair_seed, workers=workers, backend=backend,
+                                      progress=progress))  # fmt: skip
     return matches
 
 

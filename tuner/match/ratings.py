@@ -1,7 +1,7 @@
 """Elo ratings from match results, two ways.
 
-- `alphadda_elo`: AlphaDDA App. 5 (Fujita) [AlphaDDA eq. 16, 17]: everyone starts at 1500; round after round, each pair's
-  games of that round update both ratings by e(A) += K (N_win - N_G p(A beats B)),
+- `alphadda_elo`: AlphaDDA App. 5 (Fujita) [AlphaDDA eq. 16, 17]: everyone starts at 1500; round after
+  round, each pair's games of that round update both ratings by e(A) += K (N_win - N_G p(A beats B)),
   p(A beats B) = 1 / (1 + 10^((e(B) - e(A)) / 400)), K = 8. Anchors keep fixed ratings. A draw
   counts as half a win (the paper counts wins only; with few draws the two agree).
 - `bradley_terry`: the maximum-likelihood ratings of the same logistic model over all games at
@@ -47,7 +47,9 @@ def alphadda_elo(
             if games == 0:
                 continue
             wins_a = float(parts[r].sum())
+            # [AlphaDDA eq. 16]
             p_a = expected(rating[a], rating[b])
+            # [AlphaDDA eq. 17]
             delta = k * (wins_a - games * p_a)
             if a not in anchors:
                 rating[a] += delta

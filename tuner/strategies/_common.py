@@ -84,7 +84,14 @@ def stats_args(arrays: dict, ucb: bool = False) -> tuple:
 @kernel(inline="always")
 def set_stats(st, sizes, rules, value_n, value_s, combo_n, combo_s):
     """Fill the statistics fields of a new state (constructors only)."""
-    st.sizes, st.rules, st.value_n, st.value_s, st.combo_n, st.combo_s = sizes, rules, value_n, value_s, combo_n, combo_s
+    st.sizes, st.rules, st.value_n, st.value_s, st.combo_n, st.combo_s = (
+        sizes,
+        rules,
+        value_n,
+        value_s,
+        combo_n,
+        combo_s,
+    )
     st.total = 0
 
 

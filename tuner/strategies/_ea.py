@@ -27,8 +27,8 @@ from tuner.strategies._common import (
     stats_args,
     stats_arrays,
 )
-from tuner.strategies._space import make_legal
 from tuner.strategies._settings import Setting
+from tuner.strategies._space import make_legal
 
 SETTINGS = (
     Setting("population", 50, "ea: population size lambda", low=2, integer=True),

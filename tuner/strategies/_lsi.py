@@ -1,4 +1,4 @@
-"""LSI, linear side information [SA-MCTS Alg. 5]: spend a share of the budget gathering the reward of
+"""LSI, linear side information [SA-MCTS Alg. 2]: spend a share of the budget gathering the reward of
 each parameter value (side information), draw k candidate combinations value by value in proportion
 to those rewards, then find the best candidate by sequential halving and play it for the rest.
 Settings of VI-A: 75% of the budget for generation, k = 20 candidates for two parameters and 2000
@@ -35,16 +35,29 @@ from tuner.strategies._common import (
     stats_args,
     stats_arrays,
 )
-from tuner.strategies._space import make_legal
 from tuner.strategies._settings import Setting
+from tuner.strategies._space import make_legal
 
 SETTINGS = (
-    Setting("budget", 10000, "lsi: samples in all (agents: simulations x one player's moves in a typical game)",
-            low=2, integer=True, key="lsi_budget"),  # fmt: skip
-    Setting("generation", 0.75, "lsi: share of the budget that gathers side information", high=1.0,
-            key="lsi_generation"),  # fmt: skip
-    Setting("candidates", None, "lsi: candidates k (20 for two parameters, else 2000), at most half the "
-            "evaluation budget", low=2, integer=True, key="lsi_candidates"),  # fmt: skip
+    Setting(
+        "budget",
+        10000,
+        "lsi: samples in all (agents: simulations x one player's moves in a typical game)",
+        low=2,
+        integer=True,
+        key="lsi_budget",
+    ),  # fmt: skip
+    Setting(
+        "generation", 0.75, "lsi: share of the budget that gathers side information", high=1.0, key="lsi_generation"
+    ),  # fmt: skip
+    Setting(
+        "candidates",
+        None,
+        "lsi: candidates k (20 for two parameters, else 2000), at most half the evaluation budget",
+        low=2,
+        integer=True,
+        key="lsi_candidates",
+    ),  # fmt: skip
 )
 GENERATE, EVALUATE, DONE = 0, 1, 2  # phases
 

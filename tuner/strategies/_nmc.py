@@ -1,4 +1,4 @@
-"""NMC, naive Monte Carlo [SA-MCTS Alg. 2]: with probability eps0 explore, choosing each parameter's
+"""NMC, naive Monte Carlo [SA-MCTS Alg. 1]: with probability eps0 explore, choosing each parameter's
 value by its own UCB1 bandit (the local MABs); otherwise exploit, choosing by UCB1 among the
 combinations evaluated so far (the global MAB). Settings of VI-A: eps0 = 0.75, C = 1 for both.
 """
@@ -29,8 +29,8 @@ from tuner.strategies._common import (
     stats_arrays,
     ucb_value,
 )
-from tuner.strategies._space import make_legal
 from tuner.strategies._settings import Setting
+from tuner.strategies._space import make_legal
 
 SETTINGS = (
     Setting("eps0", 0.75, "nmc: exploration probability", high=1.0),
@@ -44,14 +44,18 @@ class NMCState(StateType):
     pass
 
 
-FIELDS = STATS_FIELDS + UCB_FIELDS + [
-    ("eps0", types.float64),
-    ("c_local", types.float64),
-    ("c_global", types.float64),
-    ("pool", INT2),  # [P, d] the combinations of the global bandit, in the order first evaluated
-    ("pool_codes", INT1),  # [P] their codes
-    ("pooled", types.int64),  # rows of pool in use
-]
+FIELDS = (
+    STATS_FIELDS
+    + UCB_FIELDS
+    + [
+        ("eps0", types.float64),
+        ("c_local", types.float64),
+        ("c_global", types.float64),
+        ("pool", INT2),  # [P, d] the combinations of the global bandit, in the order first evaluated
+        ("pool_codes", INT1),  # [P] their codes
+        ("pooled", types.int64),  # rows of pool in use
+    ]
+)
 
 
 @kernel
@@ -70,8 +74,9 @@ def make_state(space, settings) -> tuple:
     arrays = stats_arrays(space, ucb=True)
     rows = min(space.combinations(), 1 << 16)
     arrays.update(pool=np.zeros((rows, len(space)), dtype=np.int64), pool_codes=np.zeros(rows, dtype=np.int64))
-    st = new_state(NMCState(FIELDS), *stats_args(arrays, ucb=True), float(settings["eps0"]),
-                   float(settings["c_local"]), float(settings["c_global"]), arrays["pool"], arrays["pool_codes"])  # fmt: skip
+    eps0, c_local, c_global = (float(settings[k]) for k in ("eps0", "c_local", "c_global"))
+    st = new_state(NMCState(FIELDS), *stats_args(arrays, ucb=True), eps0, c_local, c_global, arrays["pool"],
+                   arrays["pool_codes"])  # fmt: skip
     return st, arrays
 
 

@@ -1,7 +1,7 @@
-"""NTBEA, the N-tuple bandit evolutionary algorithm [SA-MCTS Alg. 4], with tuples of length 1 and d:
-evaluate the current point, then move to the neighbour (one parameter mutated) whose model score is
-best, the score of a point being the mean over its tuples of UCB1 on that tuple's statistics.
-Settings of VI-A: C = 0.2, 5 neighbours per step.
+"""NTBEA, the N-tuple bandit evolutionary algorithm [SA-MCTS Alg. 5] over the landscape model of
+[SA-MCTS Alg. 4], with tuples of length 1 and d: evaluate the current point, then move to the
+neighbour (one parameter mutated) whose model score is best, the score of a point being the mean
+over its tuples of UCB1 on that tuple's statistics. Settings of VI-A: C = 0.2, 5 neighbours per step.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from tuner.strategies._common import (
     stats_args,
     stats_arrays,
 )
-from tuner.strategies._space import make_legal
 from tuner.strategies._settings import Setting
+from tuner.strategies._space import make_legal
 
 SETTINGS = (
     Setting("c", 0.2, "ntbea: UCB constant of the landscape model", key="ntbea_c"),
@@ -42,13 +42,17 @@ class NTBEAState(StateType):
     pass
 
 
-FIELDS = STATS_FIELDS + UCB_FIELDS + [
-    ("c", types.float64),
-    ("neighbours", types.int64),
-    ("started", types.boolean),  # the first point has been drawn
-    ("current", INT1),  # [d] the point evaluated next
-    ("candidate", INT1),  # [d] the best neighbour so far (scratch of update)
-]
+FIELDS = (
+    STATS_FIELDS
+    + UCB_FIELDS
+    + [
+        ("c", types.float64),
+        ("neighbours", types.int64),
+        ("started", types.boolean),  # the first point has been drawn
+        ("current", INT1),  # [d] the point evaluated next
+        ("candidate", INT1),  # [d] the best neighbour so far (scratch of update)
+    ]
+)
 
 
 @kernel

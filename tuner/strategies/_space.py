@@ -10,7 +10,7 @@ Sironi, Liu, Winands [SA-MCTS Table I] give the space of the tuned search-contro
 
 >>> space = sa_mcts_space(["K", "Ref"])
 >>> space.values_of(space.default_indices())
-[250.0, 50.0]
+[250, 50]
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ def play_trial(spec, values: dict, trial_seed: int, progress=None) -> dict:
     agent = spec.agent_spec(values)
     records = {}
     for j, opponent in enumerate(spec.opponents):
-        result = play_match(spec.game, agent, opponent, 2 * spec.games, match_seed(trial_seed, j),
+        result = play_match(spec.game, agent, opponent, games=2 * spec.games, seed=match_seed(trial_seed, j),
                             workers=spec.game_workers, progress=progress)  # fmt: skip
         records[opponent] = {
             seat: [r.wins, r.draws, r.losses] for seat, r in (("first", result.first), ("second", result.second))
@@ -45,6 +45,7 @@ def value(objective: str, records: dict) -> float:
         totals = [Record(*(np.add(s["first"], s["second"]))) for s in records.values()]
         return float(np.mean([t.score for t in totals]))
     if objective == "dda_d":
+        # [AlphaDDA eq. 11]
         return float(sum(abs(s.wins - s.losses) for s in seats))
     if objective == "balance":
         return float(np.mean([abs(s.wins - s.losses) / s.games for s in seats]))

@@ -71,7 +71,8 @@ def write_report(folder, storage: str | None = None) -> Path:
             r = Record(*wdl)
             lines.append(
                 f"| `{opponent}` | {seat} | {r.wins} | {r.draws} | {r.losses} | {r.score:.3f} "
-                f"{format_interval(r.score_interval())} | {r.wins / r.games:.3f} {format_interval(r.rate_interval(r.wins))} | "
+                f"{format_interval(r.score_interval())} | "
+                f"{r.wins / r.games:.3f} {format_interval(r.rate_interval(r.wins))} | "
                 f"{r.losses / r.games:.3f} {format_interval(r.rate_interval(r.losses))} |"
             )
     _plot_trials(trials, values, maximise, spec.objective, out / "objective.png")

@@ -17,10 +17,12 @@ import optuna
 from optuna.distributions import CategoricalDistribution, FloatDistribution
 from optuna.trial import TrialState
 
-from tuner.strategies import make_strategy
+from tuner.strategies import REGISTRY, make_strategy
 from tuner.study.spec import OUR_STRATEGIES, StudyError, StudySpec
 
-CONTINUOUS = {"cmaes", "optuna-tpe", "optuna-cmaes", "optuna-gp", "skopt-gp"}  # use ranges where given
+# strategies that search ranges where a study gives them: ours that are not compiled (CMA-ES), and the others
+CONTINUOUS = {name for name, e in REGISTRY.items() if not e.compiled}
+CONTINUOUS |= {"optuna-tpe", "optuna-cmaes", "optuna-gp", "skopt-gp"}
 
 
 def distributions(spec: StudySpec) -> dict:

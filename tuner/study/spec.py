@@ -5,7 +5,8 @@ parameters of its space, by playing seat-balanced games against a list of oppone
 run produces lives beside the file (DESIGN section 7). Every mistake is one `StudyError` line that
 says what is wrong and how to fix it.
 
->>> spec = StudySpec.from_dict(TEMPLATES["sp-offline"].values)
+>>> import tomllib
+>>> spec = StudySpec.from_dict(tomllib.loads(render(TEMPLATES["sp-offline"], "my-study")))
 >>> spec.space.names
 ['C', 'eps']
 """
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 import difflib
 import math
-import string
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,14 +23,14 @@ import numpy as np
 
 import games
 import search
-from tuner.strategies import Param, Space
+from tuner.strategies import REGISTRY, Param, Space
 
 OBJECTIVES = {
     "winrate": "maximise the mean score (wins + draws / 2) / games over the opponents",
     "dda_d": "minimise AlphaDDA's D (eq. 11): sum over opponents and seats of |wins - losses|",
     "balance": "minimise the mean over opponents and seats of |win rate - loss rate|",
 }
-OUR_STRATEGIES = ("grid", "random", "nmc", "lsi", "ea", "ntbea", "cmaes")
+OUR_STRATEGIES = tuple(REGISTRY)  # tuner.strategies: the same code as on-line
 OPTUNA_STRATEGIES = ("optuna-tpe", "optuna-cmaes", "optuna-gp")
 STRATEGIES = (*OUR_STRATEGIES, *OPTUNA_STRATEGIES, "skopt-gp")
 DEFAULT_STEPS = 5  # discrete values of a parameter given only as a range
@@ -86,6 +86,7 @@ class StudySpec:
     settings: dict
     space: Space
     continuous: list[bool] = field(default_factory=list)  # per parameter: a range was given
+    _template: search.AgentSpec | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def from_dict(cls, raw: dict) -> StudySpec:
@@ -135,18 +136,28 @@ class StudySpec:
     def games_per_trial(self) -> int:
         return trial_games(self.games, len(self.opponents))
 
-    def placeholders(self) -> list[str]:
-        return [name for _, name, _, _ in string.Formatter().parse(self.agent) if name is not None]
+    @property
+    def template(self) -> search.AgentSpec:
+        """The agent spec, parsed once, with a placeholder for each tuned parameter."""
+        if self._template is None:
+            self._template = search.parse_spec(self.agent, placeholders=True)
+        return self._template
 
-    def agent_spec(self, values: dict) -> str:
-        """The agent spec with the tuned parameters' values filled in."""
-        return self.agent.format(**{k: _format_value(v) for k, v in values.items()})
+    def placeholders(self) -> list[str]:
+        return list(self.template.placeholders.values())
+
+    def agent_spec(self, values: dict) -> search.AgentSpec:
+        """The agent spec with the tuned parameters' values filled in (typed values, never text)."""
+        return self.template.with_values(values, search.AGENTS[self.template.name].keys)
 
     def default_values(self) -> dict:
         return {p.name: p.default for p in self.space.params}
 
     def _check_agents(self) -> None:
-        names = self.placeholders()
+        try:
+            names = self.placeholders()
+        except ValueError as e:
+            raise StudyError(f"agent {self.agent!r}: {e}") from None
         unknown = sorted(set(names) - set(self.space.names))
         if unknown:
             name = unknown[0]
@@ -155,12 +166,11 @@ class StudySpec:
         if unused:
             raise StudyError(f"[space.{unused[0]}] is not used by the agent; put {{{unused[0]}}} in its spec")
         game = games.load(self.game)
-        specs = [("agent", self.agent_spec(self.default_values()))] + [("opponent", o) for o in self.opponents]
-        for label, spec in specs:
+        for label, text in [("agent", self.agent)] + [("opponent", o) for o in self.opponents]:
             try:
-                search.make_agent(game, spec, seed=0)
+                search.check_spec(game, self.agent_spec(self.default_values()) if label == "agent" else text)
             except ValueError as e:
-                raise StudyError(f"{label} {spec!r}: {e}") from None
+                raise StudyError(f"{label} {text!r}: {e}") from None
 
 
 def trial_games(games: int, opponents: int) -> int:
@@ -267,88 +277,24 @@ def _space(tables) -> tuple[Space, list[bool]]:
     return Space(params), continuous
 
 
-def _format_value(v) -> str:
-    """A value as an agent spec takes it: integers without '.0', inf as 'inf'."""
-    v = float(v)
-    if math.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    return str(int(v)) if v == int(v) and abs(v) < 1e15 else repr(v)
+TEMPLATE_DIR = Path(__file__).with_name("templates")
 
 
 @dataclass(frozen=True)
 class Template:
-    doc: str
-    values: dict
+    """A commented study.toml shipped with the package (tuner/study/templates/NAME.toml)."""
+
+    path: Path
+
+    @property
+    def doc(self) -> str:
+        """What the template tunes: its first line, after the study's name."""
+        return self.path.read_text().splitlines()[0].split(": ", 1)[1].rstrip(".")
 
 
-TEMPLATES = {
-    "sp-offline": Template(
-        "Off-line tuning of SP's C and epsilon (Sironi et al.'s off-line tuned baseline) against default SP",
-        {
-            "game": "connect4",
-            "agent": "sp:simulations=300,c={C},eps={eps}",
-            "opponents": ["sp:simulations=300"],
-            "objective": "winrate",
-            "games": 10,
-            "trials": 20,
-            "seed": 0,
-            "workers": 1,
-            "game_workers": 1,
-            "strategy": {"name": "ntbea"},
-            "space": {
-                "C": {"values": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9], "low": 0.0, "high": 1.0, "default": 0.2},
-                "eps": {"values": [round(i / 10, 1) for i in range(11)], "low": 0.0, "high": 1.0, "default": 0.4},
-            },
-        },
-    ),
-    "dsa-grid": Template(
-        "AlphaDDA's grid search (App. 2: metric D, 20 + 20 games per opponent) for the intra-game adjuster",
-        {
-            "game": "connect4",
-            "agent": "mcts:simulations=300,dsa=intra,dz={dz},dsa_eps={dsa_eps}",
-            "opponents": ["mcts1", "mcts2", "minimax1", "random"],
-            "objective": "dda_d",
-            "games": 20,
-            "trials": 9,
-            "seed": 0,
-            "workers": 1,
-            "game_workers": 1,
-            "strategy": {"name": "grid"},
-            "space": {
-                "dz": {"values": [0.05, 0.1, 0.2], "default": 0.1},
-                "dsa_eps": {"values": [0.05, 0.1, 0.2], "default": 0.1},
-            },
-        },
-    ),
-}
+TEMPLATES = {path.stem: Template(path) for path in sorted(TEMPLATE_DIR.glob("*.toml"))}
 
 
 def render(template: Template, name: str) -> str:
-    """A template as a commented study.toml."""
-    v = template.values
-    lines = [f"# {name}: {template.doc}.", f"# Run it with `sparring study run studies/{name}`.", ""]
-    for key in ("game", "agent", "opponents", "objective", "games", "trials", "seed", "workers", "game_workers"):
-        lines += [f"# {KEYS[key]}", f"{key} = {_toml(v[key])}", ""]
-        if key == "trials":
-            lines[-1:] = [f"# or {KEYS['total_games']}:", "# total_games = 1000", ""]
-    lines += [
-        f"# {KEYS['strategy']}",
-        f"# name: {', '.join(STRATEGIES)} (skopt-gp needs `pip install scikit-optimize`)",
-        "[strategy]",
-    ]
-    lines += [f"{k} = {_toml(x)}" for k, x in v["strategy"].items()] + [""]
-    lines.append(f"# {KEYS['space']}; a range alone gives {DEFAULT_STEPS} evenly spaced values to discrete strategies")
-    for pname, table in v["space"].items():
-        lines.append(f"[space.{pname}]")
-        lines += [f"{k} = {_toml(x)}" for k, x in table.items()] + [""]
-    return "\n".join(lines)
-
-
-def _toml(value) -> str:
-    if isinstance(value, str):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    if isinstance(value, list):
-        return "[" + ", ".join(_toml(x) for x in value) + "]"
-    if isinstance(value, float) and math.isinf(value):
-        return '"inf"' if value > 0 else '"-inf"'
-    return repr(value)
+    """The template's text for a study called `name`."""
+    return template.path.read_text().replace("{study}", name)
