@@ -11,6 +11,8 @@ import pytest
 
 from tests.data.make_golden import MATCHES, play
 
+pytestmark = pytest.mark.slow
+
 RECORD = json.loads((Path(__file__).parent / "data" / "golden_matches.json").read_text())
 
 

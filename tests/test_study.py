@@ -146,6 +146,7 @@ def test_skopt_gp_runs_a_study_where_scikit_optimize_is_installed(tmp_path, make
     assert run(folder, trials=3, progress=False)["trials"]["complete"] == 3
 
 
+@pytest.mark.slow
 def test_two_workers_share_a_grid_without_evaluating_a_point_twice(tmp_path, make_study, played):
     folder = make_study(strategy="grid")
     run(folder, workers=2, progress=False)
@@ -169,6 +170,7 @@ def test_workers_that_start_trials_at_once_do_not_overshoot_the_budget(tmp_path,
     assert sorted(t.params["C"] for t in trials) == [0.25, 0.5, 1.0]
 
 
+@pytest.mark.slow
 def test_kill_9_then_run_again_loses_nothing_and_reruns_the_dead_trial(tmp_path, make_study):
     # 0.05 s a move: a trial lasts about a second on any machine, so the poll below sees it running
     folder = make_study(strategy="grid", **{"simulations=30": "time=0.05", "games = 1": "games = 2"})

@@ -16,7 +16,7 @@ import pytest
 
 from tuner.study.runner import load, run, status
 
-pytestmark = pytest.mark.postgres
+pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 
 
 def _binaries() -> Path | None:

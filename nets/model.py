@@ -1,0 +1,251 @@
+"""The AlphaZero policy-value network of AlphaDDA, with AlphaDDA2's per-row dropout in its heads.
+
+[AlphaDDA App. 1, Fig. A1, Table A1] A 3x3 convolution stem, residual blocks, a policy head and a
+value head; [AlphaDDA Fig. 2] dropout on the inputs of every fully connected layer of both heads,
+used at play time to damage a trained net (AlphaDDA2). The paper's text gives the body (3x3 kernels,
+256 filters; 3, 3 and 5 residual blocks for Connect4, 6x6 Othello and Othello); the heads' sizes
+are not in its text, so they follow the authors' code (github.com/KazuhisaFujita/AlphaDDA,
+`AlphaDDA2/*/nn_dropout.py`, read for facts only):
+
+    stem    conv3x3(C -> F), BN, ReLU                                   [B, C, H, W] -> [B, F, H, W]
+    block   conv3x3, BN, ReLU, conv3x3, BN, + input, ReLU               [B, F, H, W] -> [B, F, H, W]
+    policy  conv1x1(F -> 2), BN, ReLU, flatten, dropout, linear(2HW -> A)       -> logits [B, A]
+            (12 filters for breakthrough, see below)
+    value   conv1x1(F -> 1), BN, ReLU, flatten, dropout, linear(HW -> 256), BN, ReLU,
+            dropout, linear(256 -> 1), tanh                                    -> value [B]
+
+Our choices where neither the paper nor that code decides:
+- Convolutions that feed a batch norm have no bias (the norm's shift does its work); the authors'
+  code keeps one. The function computed is the same.
+- breakthrough (not in the paper): 5 blocks like 8x8 Othello, and a 12-filter policy convolution
+  instead of 2, because its 768 actions are 12 per square (6 moves x capture flag,
+  games/breakthrough.py): 2 filters would squeeze 768 logits through 128 features.
+- `small` keeps the paper's heads and block counts and narrows the body to 64 filters, so a
+  dropout probability damages the same number of head units as in the paper.
+
+Dropout, per row. `forward(x, dropout)` takes one probability per row of the batch, because the
+batched evaluator answers many games at once, each with its own AlphaDDA2 probability (DESIGN §8).
+- Inverted scaling: kept units are multiplied by 1/(1-p), as torch's F.dropout does. The authors'
+  code calls F.dropout(h, p) with its default training=True, so their damaged nets (Fig. 4, and
+  the constants A_drop, P_drop0 of Table 2 tuned against them) scaled kept units; we follow it so
+  those constants mean the same here.
+- A row with p = 0 is multiplied by exactly 1.0, so its outputs equal the clean forward's bitwise,
+  whatever the other rows' probabilities.
+- Never a dead layer: in each row the unit with the largest uniform draw is always kept, so no row
+  loses every input unit of a layer (at p = 0.95 the 42 inputs of Connect4's value layer would all
+  drop in 12% of rows otherwise). Rows that keep at least one unit anyway are unchanged by this.
+  The value stays a tanh, the logits finite; P_max = 0.95 is the paper's bound for the same reason
+  [AlphaDDA §3.3] (the authors' code clamps at 0.99; forward refuses anything above 0.95).
+- Dropout runs whenever a `dropout` tensor is given, in train or eval mode (AlphaDDA2 damages a
+  trained net at play time); without one there is none. Otherwise the net is used in eval mode
+  (batch norm running statistics). The draws come from torch's default generator or `generator=`.
+
+Forward throughput, positions/s at batch 256, torch 2.13 CPU, torch.set_num_threads(2), inference_mode,
+eval mode, median of 7 rounds of 4 forwards, clean / with every row at dropout 0.5
+(`.venv/bin/python -m benchmarks.forward --rounds 7`, 2-core AMD EPYC container, 2026-11-23):
+
+    game       size   filters  blocks  parameters  clean  dropout
+    connect4   small       64       3       0.24M   8.4k     8.0k
+    connect4   paper      256       3       3.56M   0.70k    0.67k
+    othello    small       64       5       0.40M   3.5k     3.2k
+    othello    paper      256       5       5.94M   0.27k    0.28k
+
+The machine was shared with other jobs (load average 1-2 on 2 cores throughout; repeated runs ranged
+5.5-8.4k for connect4 small, 0.11-0.28k for othello paper), so read these as lower bounds; DESIGN §8
+measured about 1k/s (256 filters) and 18k/s (64 filters) on 6x7 on an idle machine. Per-row dropout
+costs under 10%. The paper size is for a GPU.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+import games
+
+INPUT_PLANES = 3  # games.State.encode(): own pieces, opponent's pieces, ones when player 1 is to move
+MAX_DROPOUT = 0.95  # P_max [AlphaDDA §3.3]
+
+
+@dataclass(frozen=True)
+class Arch:
+    """Everything that fixes the network's shape; a checkpoint stores it beside the weights."""
+
+    game: str
+    size: str  # the named size it was built from ("paper", "small"), or "custom" after overrides
+    planes: int  # C, input planes
+    board_shape: tuple[int, int]  # (H, W)
+    num_actions: int  # A, policy logits
+    filters: int  # F, channels of the body [AlphaDDA Table A1: 256]
+    blocks: int  # residual blocks [AlphaDDA Table A1: 3, 3, 5]
+    policy_filters: int  # 1x1 convolution of the policy head (authors' code: 2)
+    value_filters: int  # 1x1 convolution of the value head (authors' code: 1)
+    value_hidden: int  # hidden fully connected units of the value head (authors' code: 256)
+
+
+def _sizes() -> dict[str, dict[str, dict[str, int]]]:
+    paper_blocks = {"connect4": 3, "othello6": 3, "othello": 5, "breakthrough": 5}
+    policy_filters = {"breakthrough": 12}
+    out = {}
+    for game, blocks in paper_blocks.items():
+        heads = {"policy_filters": policy_filters.get(game, 2), "value_filters": 1, "value_hidden": 256}
+        out[game] = {
+            "paper": {"filters": 256, "blocks": blocks, **heads},
+            "small": {"filters": 64, "blocks": blocks, **heads},
+        }
+    return out
+
+
+SIZES: dict[str, dict[str, dict[str, int]]] = _sizes()
+"""SIZES[game][size]: the knobs of `Arch` for each game and named size ("paper": Table A1; "small": CPU-sized)."""
+
+
+def build(game_name: str, size: str = "small", **overrides: int) -> PolicyValueNet:
+    """A freshly initialised network for `game_name` in eval mode; its `arch` describes it.
+
+    Args:
+        game_name: a name `games.load` accepts.
+        size: a key of SIZES[game_name] ("paper" or "small").
+        **overrides: knobs of `Arch` to change (filters, blocks, policy_filters, value_filters,
+            value_hidden), e.g. tiny nets in tests; the size is then recorded as "custom".
+
+    Weights come from torch's default generator: seed it with torch.manual_seed for a repeatable net.
+    """
+    game = games.load(game_name)
+    if game_name not in SIZES:
+        raise ValueError(f"no network sizes for game {game_name!r}; games with sizes: {', '.join(sorted(SIZES))}")
+    if size not in SIZES[game_name]:
+        raise ValueError(f"unknown network size {size!r}; known sizes: {', '.join(SIZES[game_name])}")
+    knobs = SIZES[game_name][size]
+    unknown = sorted(set(overrides) - set(knobs))
+    if unknown:
+        raise ValueError(f"unknown network override(s) {', '.join(unknown)}; known: {', '.join(knobs)}")
+    custom = any(knobs[k] != v for k, v in overrides.items())
+    arch = Arch(
+        game=game_name,
+        size="custom" if custom else size,
+        planes=INPUT_PLANES,
+        board_shape=tuple(game.board_shape),
+        num_actions=game.num_distinct_actions(),
+        **{**knobs, **overrides},
+    )
+    return PolicyValueNet(arch).eval()
+
+
+class ResidualBlock(nn.Module):
+    """conv3x3, BN, ReLU, conv3x3, BN, + input, ReLU [AlphaDDA Fig. A1]: [B, F, H, W] -> [B, F, H, W]."""
+
+    def __init__(self, filters: int):
+        super().__init__()
+        self.conv1 = nn.Conv2d(filters, filters, 3, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(filters)
+        self.conv2 = nn.Conv2d(filters, filters, 3, padding=1, bias=False)
+        self.bn2 = nn.BatchNorm2d(filters)
+
+    def forward(self, x: Tensor) -> Tensor:
+        h = F.relu(self.bn1(self.conv1(x)))
+        return F.relu(self.bn2(self.conv2(h)) + x)
+
+
+class PolicyValueNet(nn.Module):
+    """The policy-value ResNet of AlphaZero as AlphaDDA uses it [AlphaDDA App. 1, Fig. A1; Fig. 2].
+
+    >>> net = build("connect4", filters=8, blocks=1)
+    >>> logits, value = net(torch.zeros(2, 3, 6, 7), dropout=torch.tensor([0.0, 0.5]))
+    >>> logits.shape, value.shape
+    (torch.Size([2, 7]), torch.Size([2]))
+    """
+
+    meta: dict | None = None  # the checkpoint's metadata when it came from nets.load, else None
+
+    def __init__(self, arch: Arch):
+        super().__init__()
+        self.arch = arch
+        f, cells = arch.filters, arch.board_shape[0] * arch.board_shape[1]
+        self.stem = nn.Sequential(nn.Conv2d(arch.planes, f, 3, padding=1, bias=False), nn.BatchNorm2d(f), nn.ReLU())
+        self.blocks = nn.Sequential(*(ResidualBlock(f) for _ in range(arch.blocks)))
+        self.policy_conv = nn.Sequential(
+            nn.Conv2d(f, arch.policy_filters, 1, bias=False), nn.BatchNorm2d(arch.policy_filters), nn.ReLU()
+        )
+        self.policy_fc = nn.Linear(arch.policy_filters * cells, arch.num_actions)
+        self.value_conv = nn.Sequential(
+            nn.Conv2d(f, arch.value_filters, 1, bias=False), nn.BatchNorm2d(arch.value_filters), nn.ReLU()
+        )
+        self.value_fc1 = nn.Linear(arch.value_filters * cells, arch.value_hidden)
+        self.value_bn1 = nn.BatchNorm1d(arch.value_hidden)
+        self.value_fc2 = nn.Linear(arch.value_hidden, 1)
+
+    def forward(
+        self, x: Tensor, dropout: Tensor | None = None, *, generator: torch.Generator | None = None
+    ) -> tuple[Tensor, Tensor]:
+        """Policy logits and value of a batch of encoded positions.
+
+        Args:
+            x: float32 [B, C, H, W], rows of `State.encode()`.
+            dropout: None (no dropout) or float [B], each row's dropout probability in [0, 0.95],
+                applied to the inputs of every fully connected layer of both heads [AlphaDDA Fig. 2].
+            generator: where the dropout draws come from (torch's default generator if None); on
+                x's device.
+
+        Returns:
+            (logits float32 [B, A], value float32 [B] in [-1, 1]), A = arch.num_actions.
+        """
+        a = self.arch
+        if x.dim() != 4 or x.shape[1:] != (a.planes, *a.board_shape):
+            want = f"[B, {a.planes}, {a.board_shape[0]}, {a.board_shape[1]}]"
+            raise ValueError(f"the {a.game} net takes planes {want} (State.encode() rows), got {list(x.shape)}")
+        if dropout is not None:
+            dropout = _check_dropout(dropout, x).to(x.dtype)
+        h = self.blocks(self.stem(x))
+        p = self.policy_conv(h).flatten(1)  # [B, policy_filters * H * W]
+        logits = self.policy_fc(_drop(p, dropout, generator))
+        v = self.value_conv(h).flatten(1)  # [B, value_filters * H * W]
+        v = F.relu(self.value_bn1(self.value_fc1(_drop(v, dropout, generator))))  # [B, value_hidden]
+        value = torch.tanh(self.value_fc2(_drop(v, dropout, generator))).squeeze(1)
+        return logits, value
+
+    def describe(self) -> str:
+        """One line: game, size, body, heads and parameter count."""
+        a = self.arch
+        params = sum(t.numel() for t in self.parameters())
+        return (
+            f"{a.game} {a.size} net: {a.filters} filters x {a.blocks} residual blocks on {a.planes}x"
+            f"{a.board_shape[0]}x{a.board_shape[1]}; policy {a.policy_filters} filters -> {a.num_actions} logits; "
+            f"value {a.value_filters} filter(s) -> {a.value_hidden} -> 1; {params / 1e6:.2f}M parameters"
+        )
+
+
+def row_dropout(h: Tensor, p: Tensor, generator: torch.Generator | None = None) -> Tensor:
+    """Inverted dropout with one probability per row, never dropping a whole row.
+
+    Args:
+        h: float [B, N] units.
+        p: float [B] in [0, 1), row b's probability of zeroing each of its units.
+        generator: source of the uniform draws [B, N] (torch's default generator if None).
+
+    Returns:
+        float [B, N]: h with each unit zeroed with probability p[b] and the kept ones scaled by
+        1/(1-p[b]); the unit with the row's largest draw is always kept. A row with p = 0 is h
+        multiplied by exactly 1.0.
+    """
+    u = torch.rand(h.shape, generator=generator, device=h.device, dtype=h.dtype)
+    keep = (u >= p[:, None]) | (u == u.amax(dim=1, keepdim=True))
+    return h * keep * (1.0 / (1.0 - p))[:, None]
+
+
+def _drop(h: Tensor, p: Tensor | None, generator: torch.Generator | None) -> Tensor:
+    return h if p is None else row_dropout(h, p, generator)
+
+
+def _check_dropout(dropout: Tensor, x: Tensor) -> Tensor:
+    """The dropout tensor [B], or ValueError saying what is wrong with it."""
+    if not torch.is_tensor(dropout) or dropout.shape != (x.shape[0],) or not dropout.is_floating_point():
+        got = f"{dropout.dtype} {list(dropout.shape)}" if torch.is_tensor(dropout) else type(dropout).__name__
+        raise ValueError(f"dropout must be a float tensor of shape [{x.shape[0]}] (one probability per row), got {got}")
+    if bool(((dropout < 0) | (dropout > MAX_DROPOUT) | dropout.isnan()).any()):
+        lo, hi = dropout.min().item(), dropout.max().item()
+        raise ValueError(f"dropout probabilities must lie in [0, {MAX_DROPOUT}], got values from {lo} to {hi}")
+    return dropout.to(x.device)
