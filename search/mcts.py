@@ -307,7 +307,7 @@ class MCTS:
     simulation, CMA-ES a generation at a time.
     """
 
-    def __init__(self, game, params, settings, rng, mast_decay=0.2, nodes=1 << 12, tuners=None, tuned=()):
+    def __init__(self, game, params, settings, rng, *, mast_decay=0.2, nodes=1 << 12, tuners=None, tuned=()):
         self.game = game
         self.params = np.tile(np.asarray(params, dtype=np.float64), (2, 1))
         self.tuners = tuners
@@ -341,8 +341,15 @@ class MCTS:
             for tuner in self.tuners:
                 tuner.reset()
 
-    def search(self, state, simulations=None, seconds=None) -> SearchResult:
-        """Search from `state` for a number of simulations or of seconds (at least one simulation)."""
+    def search(self, state, *, simulations: int | None = None, seconds: float | None = None) -> SearchResult:
+        """Search from `state` for a number of simulations or of seconds (at least one simulation).
+
+        Args:
+            state: the position to search (a `games.State`); the tree is kept if it continues the last one.
+            simulations, seconds: the budget, exactly one of them.
+        Returns:
+            the root's statistics: per legal action its visits and mean reward for the player to move.
+        """
         if (simulations is None) == (seconds is None):
             raise ValueError("give exactly one budget: simulations or seconds")
         self.move_root(state.history())

@@ -114,10 +114,18 @@ def play_match(
     backend: str = "threads",
     progress=None,
 ) -> MatchResult:
-    """Play `games` games of A against B (A first in even-numbered games); see the module docstring.
+    """Play a seat-balanced match of A against B (DESIGN section 6).
 
-    backend: "threads" (the compiled searches release the GIL) or "processes" (joblib's loky).
-    progress: an object with `update(n)` (e.g. a tqdm bar), told after every game (threads) or share.
+    Args:
+        game: a game or its name.
+        spec_a, spec_b: agent specs (text or parsed `AgentSpec`).
+        games: games in all; A moves first in the even-numbered ones.
+        seed: the match seed; game i reseeds both agents from (seed, i), so it replays alone.
+        workers: games played at once; backend: "threads" (the compiled searches release the GIL)
+            or "processes" (joblib's loky).
+        progress: an object with `update(n)` (e.g. a tqdm bar), told after every game (threads) or share.
+    Returns:
+        A's wins, draws and losses as first player, as second player and in total, and every game.
     """
     name = game if isinstance(game, str) else game.name
     g = load_game(name)
