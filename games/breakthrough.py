@@ -15,7 +15,7 @@ import numpy as np
 from games.bits import lowest_bit_index
 from games.game import Game
 from games.jit import kernel
-from games.kernels import GameKernels, status_terminal, status_to_move, status_winner
+from games.kernels import GameKernels, encode_planes, status_terminal, status_to_move, status_winner
 
 N = 8
 _U1 = np.uint64(1)
@@ -75,7 +75,13 @@ def apply(s, action):
     s[4] += _U1
 
 
-KERNELS = GameKernels(init, legal, apply, status_terminal, status_winner, status_to_move)
+@kernel
+def encode(s, out, row):
+    """Planes square (r, c) is bit r * 8 + c, as in `planes`."""
+    encode_planes(s, out, row, N, N, 0, N, 1)
+
+
+KERNELS = GameKernels(init, legal, apply, status_terminal, status_winner, status_to_move, encode)
 
 
 def _decode(action):

@@ -9,7 +9,7 @@ import numpy as np
 
 from games.game import Game
 from games.jit import kernel
-from games.kernels import GameKernels, status_terminal, status_to_move, status_winner
+from games.kernels import GameKernels, encode_planes, status_terminal, status_to_move, status_winner
 
 ROWS, COLS = 6, 7
 _H = ROWS + 1
@@ -59,7 +59,13 @@ def apply(s, action):
         s[3] = np.uint64(3)
 
 
-KERNELS = GameKernels(init, legal, apply, status_terminal, status_winner, status_to_move)
+@kernel
+def encode(s, out, row):
+    """Planes row r, column c is bit 7 * c + (5 - r): row 0 of the planes is the top of the board."""
+    encode_planes(s, out, row, ROWS, COLS, ROWS - 1, -1, _H)
+
+
+KERNELS = GameKernels(init, legal, apply, status_terminal, status_winner, status_to_move, encode)
 
 
 class Connect4(Game):

@@ -36,15 +36,33 @@ def status_to_move(s):
     return np.int64(s[TO_MOVE])
 
 
-GameKernels = namedtuple("GameKernels", ["init", "legal", "apply", "terminal", "winner", "to_move"])
+@kernel(inline="always")
+def encode_planes(s, out, row, rows, cols, first, row_step, col_step):
+    """`encode` for a game that keeps the shared layout and its two players' bitboards in s[0] and s[1]:
+    square (r, c) of the planes is bit first + r * row_step + c * col_step. Writes every element, allocates nothing.
+    """
+    p = s[TO_MOVE]
+    own, opp = s[p], s[np.uint64(1) - p]
+    mover = np.float32(p)
+    for r in range(rows):
+        for c in range(cols):
+            bit = np.uint64(first + r * row_step + c * col_step)
+            out[row, 0, r, c] = np.float32((own >> bit) & np.uint64(1))
+            out[row, 1, r, c] = np.float32((opp >> bit) & np.uint64(1))
+            out[row, 2, r, c] = mover
+
+
+GameKernels = namedtuple("GameKernels", ["init", "legal", "apply", "terminal", "winner", "to_move", "encode"])
 GameKernels.__doc__ = """Compiled rules of one game; every function takes the state array `s` first.
 
-init(s)           -> None   write the initial position into `s`
-legal(s, out)     -> int    write the legal actions into `out` (int64, length >= max_legal), return how many
-apply(s, action)  -> None   play a legal action in place (not checked: the Python `State` checks)
-terminal(s)       -> bool   whether the game is over
-winner(s)         -> int    0 or 1 for the winning player, -1 for a draw (only meaningful when terminal)
-to_move(s)        -> int    the player to move, 0 or 1 (only meaningful when not terminal)
+init(s)             -> None  write the initial position into `s`
+legal(s, out)       -> int   write the legal actions into `out` (int64, length >= max_legal), return how many
+apply(s, action)    -> None  play a legal action in place (not checked: the Python `State` checks)
+terminal(s)         -> bool  whether the game is over
+winner(s)           -> int   0 or 1 for the winning player, -1 for a draw (only meaningful when terminal)
+to_move(s)          -> int   the player to move, 0 or 1 (only meaningful when not terminal)
+encode(s, out, row) -> None  write `State.encode()`'s planes into out[row] (out float32 [B, 3, rows, cols]),
+                             every element of that row and nothing else, without allocating
 """
 
 
@@ -98,3 +116,10 @@ def perft(g, root, depth, max_legal):
             n_moves[level] = g.legal(child, moves[level])
             next_move[level] = 0
     return leaves
+
+
+@kernel
+def encode_batch(g, states, out):
+    """Encode each state states[i] (uint64 [B, state_size]) into out[i] (float32 [B, 3, rows, cols]) in one call."""
+    for i in range(states.shape[0]):
+        g.encode(states[i], out, i)

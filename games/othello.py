@@ -13,7 +13,7 @@ import numpy as np
 from games.bits import lowest_bit_index, popcount
 from games.game import Game
 from games.jit import kernel
-from games.kernels import GameKernels, status_terminal, status_to_move, status_winner
+from games.kernels import GameKernels, encode_planes, status_terminal, status_to_move, status_winner
 
 _U1 = np.uint64(1)
 _ZERO = np.uint64(0)
@@ -143,8 +143,18 @@ def apply6(s, action):
     _apply(s, action, 6, _AMOUNT6, _MASK6)
 
 
-KERNELS8 = GameKernels(init8, legal8, apply8, status_terminal, status_winner, status_to_move)
-KERNELS6 = GameKernels(init6, legal6, apply6, status_terminal, status_winner, status_to_move)
+@kernel
+def encode8(s, out, row):
+    encode_planes(s, out, row, 8, 8, 0, 8, 1)  # square (r, c) is bit r * 8 + c
+
+
+@kernel
+def encode6(s, out, row):
+    encode_planes(s, out, row, 6, 6, 0, 6, 1)
+
+
+KERNELS8 = GameKernels(init8, legal8, apply8, status_terminal, status_winner, status_to_move, encode8)
+KERNELS6 = GameKernels(init6, legal6, apply6, status_terminal, status_winner, status_to_move, encode6)
 
 
 class Othello(Game):

@@ -4,6 +4,8 @@ Its whole state is one uint64 in an array, so every game and search carries its 
 runs repeat exactly from a seed, and threads never share hidden global state.
 """
 
+import math
+
 import numpy as np
 
 from games.jit import kernel
@@ -48,3 +50,32 @@ def randint(rng, n):
 def uniform(rng):
     """Uniform float in [0, 1) with 53 random bits."""
     return np.float64(next_u64(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@kernel(inline="always")
+def normal(rng):
+    """Standard normal variate (Box-Muller, one of the pair)."""
+    u1 = 1.0 - uniform(rng)  # in (0, 1]: log is finite
+    return math.sqrt(-2.0 * math.log(u1)) * math.cos(2.0 * math.pi * uniform(rng))
+
+
+@kernel
+def gamma(rng, alpha):
+    """Gamma(alpha, 1) variate, Marsaglia and Tsang (2000); alpha < 1 as Gamma(alpha + 1) U^(1 / alpha).
+
+    Dirichlet noise needs it from a stream of our own: numba's np.random draws from one global state."""
+    boost = 1.0
+    if alpha < 1.0:
+        boost = uniform(rng) ** (1.0 / alpha)
+        alpha += 1.0
+    d = alpha - 1.0 / 3.0
+    c = 1.0 / math.sqrt(9.0 * d)
+    while True:
+        x = normal(rng)
+        v = 1.0 + c * x
+        if v <= 0.0:
+            continue
+        v = v * v * v
+        u = uniform(rng)
+        if u < 1.0 - 0.0331 * x * x * x * x or math.log(u) < 0.5 * x * x + d * (1.0 - v + math.log(v)):
+            return d * v * boost
