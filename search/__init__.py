@@ -1,14 +1,18 @@
-"""Tree searches (UCT, MAST, GRAVE), minimax and random players, built from spec strings."""
+"""Tree searches (UCT, MAST, GRAVE, AlphaZero's PUCT), minimax and random players, built from spec strings."""
 
 from search.agents import (
     AGENTS,
     Agent,
+    AgentGroup,
     AgentKind,
     MCTSAgent,
     MinimaxAgent,
     RandomAgent,
+    SearchAgent,
+    batches,
     check_spec,
     make_agent,
+    make_agents,
     parse_spec,
 )
 from search.mcts import MCTS, SearchResult
@@ -17,14 +21,18 @@ from search.spec import AgentSpec
 __all__ = [
     "AGENTS",
     "Agent",
+    "AgentGroup",
     "AgentKind",
     "AgentSpec",
     "MCTS",
     "MCTSAgent",
     "MinimaxAgent",
     "RandomAgent",
+    "SearchAgent",
     "SearchResult",
+    "batches",
     "check_spec",
     "make_agent",
+    "make_agents",
     "parse_spec",
 ]

@@ -61,20 +61,19 @@ class RandomAgent(Agent):
         return legal[randint(self.rng, len(legal))]
 
 
-class MCTSAgent(Agent):
-    """A tree search (AlphaDDA's MCTS, SP or AP) that chooses its move by the softmax-z rule [Wu eq. 1].
+class SearchAgent(Agent):
+    """A search player that chooses its move by the softmax-z rule [Wu softmax] and takes strength knobs.
 
     z = +inf (the default) plays the most visited move. An `adjuster` (StrengthAdjuster) returns the
     knobs it wants (z, a scale of the search budget) around each search, and the agent applies them.
-    `last_search` holds the latest root statistics.
+    Subclasses search between `before` and `after`; `last_search` holds the latest root statistics.
     """
 
-    def __init__(self, game, seed, params, settings, *, simulations=None, seconds=None, mast_decay=0.2,
-                 z=math.inf, rth=0.1, adjuster: StrengthAdjuster | None = None, tuners=None, tuned=()):  # fmt: skip
+    def __init__(self, game, seed, *, simulations=None, seconds=None, z=math.inf, rth=0.1,
+                 adjuster: StrengthAdjuster | None = None):  # fmt: skip
         super().__init__(game, seed)
         self.budget = (simulations, seconds)  # as configured; an adjuster's knobs scale it
         self.simulations, self.seconds = simulations, seconds
-        self.search = MCTS(game, params, settings, self.rng, mast_decay=mast_decay, tuners=tuners, tuned=tuned)
         self.z, self.rth = z, rth
         self.adjuster = adjuster
         self.last_search: SearchResult | None = None
@@ -82,7 +81,6 @@ class MCTSAgent(Agent):
 
     def new_game(self, seed=None):
         super().new_game(seed)
-        self.search.reset()
         self._seat = None
         if self.adjuster is not None:
             self.adjuster.new_game()
@@ -106,6 +104,32 @@ class MCTSAgent(Agent):
             self.simulations = None if simulations is None else max(1, round(simulations * knobs.budget_scale))
             self.seconds = None if seconds is None else seconds * knobs.budget_scale
 
+    def before(self, state) -> None:
+        """Before the search of `state`: note the seat and take the adjuster's knobs."""
+        self._seat = state.current_player()
+        if self.adjuster is not None:
+            self.apply(self.adjuster.before_search(state))
+
+    def after(self, state, result: SearchResult) -> int:
+        """After the search: let the adjuster see it, then choose the move."""
+        self.last_search = result
+        if self.adjuster is not None:
+            self.apply(self.adjuster.after_search(state, result))
+        return choose_move(result.actions, result.visits, self.z, self.rth, self.rng)
+
+
+class MCTSAgent(SearchAgent):
+    """A tree search (AlphaDDA's MCTS, SP or AP) that keeps its tree (search.mcts) from move to move."""
+
+    def __init__(self, game, seed, params, settings, *, simulations=None, seconds=None, mast_decay=0.2,
+                 z=math.inf, rth=0.1, adjuster: StrengthAdjuster | None = None, tuners=None, tuned=()):  # fmt: skip
+        super().__init__(game, seed, simulations=simulations, seconds=seconds, z=z, rth=rth, adjuster=adjuster)
+        self.search = MCTS(game, params, settings, self.rng, mast_decay=mast_decay, tuners=tuners, tuned=tuned)
+
+    def new_game(self, seed=None):
+        super().new_game(seed)
+        self.search.reset()
+
     def tuning(self) -> list[dict] | None:
         """What the on-line tuners did this game, per player (e.g. samples per value, the recommendation)."""
         if self.search.tuners is None:
@@ -113,14 +137,8 @@ class MCTSAgent(Agent):
         return [tuner.report() for tuner in self.search.tuners]
 
     def select_action(self, state):
-        self._seat = state.current_player()
-        if self.adjuster is not None:
-            self.apply(self.adjuster.before_search(state))
-        result = self.search.search(state, simulations=self.simulations, seconds=self.seconds)
-        self.last_search = result
-        if self.adjuster is not None:
-            self.apply(self.adjuster.after_search(state, result))
-        return choose_move(result.actions, result.visits, self.z, self.rth, self.rng)
+        self.before(state)
+        return self.after(state, self.search.search(state, simulations=self.simulations, seconds=self.seconds))
 
 
 class MinimaxAgent(Agent):
@@ -187,6 +205,15 @@ _AP_KEYS = {
     **_SP_KEYS,
     "k": Key(number(infinite=True), 250.0, "GRAVE equivalence K (0: pure UCT, inf: AMAF only)"),
     "ref": Key(number(infinite=True), 50.0, "AMAF from the deepest ancestor with >= Ref visits"),
+}
+_AZ_KEYS = {
+    "simulations": Key(number(1, integer=True), 200, "simulations per move (AlphaDDA Table A1: 200; 400 for Othello)"),
+    "time": _BUDGET["time"],
+    **_CHOICE,
+    "net": Key(str, None, "a checkpoint's path, or uniform / playout: net-free baselines (uniform priors)"),
+    "c_puct": Key(number(), 1.25, "PUCT exploration rate C_puct of eq. (8) (AlphaDDA Table A1)"),
+    "leaves": Key(number(1, integer=True), 1, "descents per tree and search step, with virtual loss"),
+    "device": Key(choice("auto", "cpu", "cuda"), "auto", "where the network runs (auto: CUDA when there is one)"),
 }
 _MINIMAX_KEYS = {
     "depth": Key(number(1, integer=True), 3, "search depth in plies"),
@@ -275,6 +302,29 @@ def _check_sironi(game, o, grave):
         check_settings(o["tuner"], _tuner_settings(game, o))
 
 
+def _make_az_group(game, seeds, o):
+    """`az` agents for len(seeds) concurrent games over one PUCT forest and one evaluator."""
+    from search.az import AZAgent, AZGroup
+    from search.evaluator import make_evaluator
+    from search.puct import PUCT
+
+    evaluator = make_evaluator(o["net"], game, device=o["device"], seed=seeds[0])
+    puct = PUCT(game, evaluator, games=len(seeds), c_puct=o["c_puct"], leaves=o["leaves"], seed=seeds[0])
+    return AZGroup([AZAgent(game, seed, puct, row, simulations=o["simulations"], seconds=o["time"],
+                            **_choice(game, o)) for row, seed in enumerate(seeds)])  # fmt: skip
+
+
+def _check_az(game, o):
+    from pathlib import Path
+
+    from search.evaluator import NET_FREE
+
+    if o["net"] is None:
+        raise ValueError("az needs net=PATH (a checkpoint, e.g. from `sparring net init`) or net=uniform / net=playout")
+    if o["net"] not in NET_FREE and not Path(o["net"]).is_file():
+        raise ValueError(f"no network at {o['net']!r}: give a checkpoint's path, or net=uniform / net=playout")
+
+
 def _make_minimax(game, seed, o):
     return MinimaxAgent(game, seed, depth=o["depth"], variant=int(o["eval"][-1]), endgame=o["endgame"])
 
@@ -294,6 +344,7 @@ class AgentKind:
     build: Callable
     doc: str
     check: Callable | None = None
+    group: Callable | None = None  # (game, seeds, options) -> agents sharing one search, else None
 
 
 def _with_defaults(keys, **defaults):
@@ -313,6 +364,8 @@ AGENTS = {
                     lambda g, o: _check_sironi(g, o, False)),
     "ap": AgentKind(_AP_KEYS, lambda g, s, o: _make_sironi(g, s, o, True), "GRAVE + MAST (Sironi et al., AP)",
                     lambda g, o: _check_sironi(g, o, True)),
+    "az": AgentKind(_AZ_KEYS, lambda game, seed, o: _make_az_group(game, [seed], o)[0],
+                    "AlphaZero: PUCT search over a policy-value net (AlphaDDA App. 1)", _check_az, _make_az_group),
     "minimax": AgentKind(_MINIMAX_KEYS, _make_minimax, "alpha-beta minimax with AlphaDDA's evaluations (App. 4)",
                          _check_minimax),
     "minimax1": AgentKind(_MINIMAX_KEYS, _make_minimax, "AlphaDDA's Minimax1", _check_minimax),
@@ -343,6 +396,46 @@ def make_agent(game: games.Game | str, spec: str | AgentSpec, *, seed: int | Non
     agent = AGENTS[parsed.name].build(game, secrets.randbits(63) if seed is None else seed, parsed.options)
     agent.spec = str(spec)
     return agent
+
+
+class AgentGroup:
+    """The agents of one spec in many concurrent games, one each: `select_actions` answers many games at
+    once. Here one after the other; agents that batch their searches (`az`) override it."""
+
+    def __init__(self, agents: list):
+        self.agents = list(agents)
+
+    def __getitem__(self, k: int):
+        return self.agents[k]
+
+    def __len__(self) -> int:
+        return len(self.agents)
+
+    def __iter__(self):
+        return iter(self.agents)
+
+    def select_actions(self, ks: list[int], states: list) -> list[int]:
+        """A move for each game ks[j] in position states[j]."""
+        return [self.agents[k].select_action(state) for k, state in zip(ks, states)]
+
+
+def make_agents(game: games.Game | str, spec: str | AgentSpec, *, seeds: list[int]) -> AgentGroup:
+    """One agent per seed, for as many concurrent games (`az` agents share one search and its forwards)."""
+    game = games.load(game) if isinstance(game, str) else game
+    parsed = check_spec(game, spec)
+    kind = AGENTS[parsed.name]
+    if kind.group is not None:
+        group = kind.group(game, list(seeds), parsed.options)
+    else:
+        group = AgentGroup(kind.build(game, seed, parsed.options) for seed in seeds)
+    for agent in group:
+        agent.spec = str(spec)
+    return group
+
+
+def batches(spec: str | AgentSpec) -> bool:
+    """Whether agents of `spec` batch their searches across concurrent games (`az`)."""
+    return AGENTS[parse_spec(spec).name].group is not None
 
 
 def describe_agents() -> str:

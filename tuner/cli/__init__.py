@@ -235,9 +235,10 @@ def build_parser() -> argparse.ArgumentParser:
     tournament.add_argument("--anchor", action="append", metavar="SPEC=RATING", help="hold an agent's rating fixed")
     tournament.set_defaults(run=_tournament)
 
-    from tuner.cli.study import add_commands
+    from tuner.cli import net, study
 
-    add_commands(sub)
+    study.add_commands(sub)
+    net.add_commands(sub)
     return parser
 
 
@@ -252,7 +253,8 @@ def main(argv=None) -> int:
     try:
         return args.run(args)
     except (CommandError, StudyError) as error:
-        command = args.command + (f" {args.study_command}" if args.command == "study" else "")
+        sub = getattr(args, "study_command", None) or getattr(args, "net_command", None)
+        command = args.command + (f" {sub}" if sub else "")
         print(f"sparring {command}: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -91,8 +91,10 @@ def play_game(game, agent_a, agent_b, seed: int, index: int) -> GameResult:
     return GameResult(index, a_seat, returns[a_seat], state.history())
 
 
-def _play_share(game_name, spec_a, spec_b, seed, indices, on_game):
+def _play_share(game_name, spec_a, spec_b, seed, indices, on_game, concurrent):
     game = load_game(game_name)
+    if concurrent > 1:
+        return _play_lockstep(game, spec_a, spec_b, seed, [int(i) for i in indices], concurrent, on_game)
     agent_a = search.make_agent(game, spec_a, seed=seed)
     agent_b = search.make_agent(game, spec_b, seed=seed + 1)
     results = []
@@ -100,6 +102,46 @@ def _play_share(game_name, spec_a, spec_b, seed, indices, on_game):
         results.append(play_game(game, agent_a, agent_b, seed, int(i)))
         if on_game is not None:
             on_game()
+    return results
+
+
+def _play_lockstep(game, spec_a, spec_b, seed, indices, concurrent, on_game) -> list[GameResult]:
+    """The games `indices`, up to `concurrent` at a time in slots that each own a pair of agents; every
+    step asks each side for its moves in all the games where it is to move at once, so agents that batch
+    their searches (az) share one forward among those games. Game i plays as `play_game(..., index=i)`."""
+    slots = min(concurrent, len(indices))
+    side_a = search.make_agents(game, spec_a, seeds=[seed + 2 * k for k in range(slots)])
+    side_b = search.make_agents(game, spec_b, seeds=[seed + 2 * k + 1 for k in range(slots)])
+    waiting, playing, results = list(reversed(indices)), [None] * slots, []
+
+    def start(k):
+        """The next game into slot k: (index, state, A's seat), agents reseeded as play_game does."""
+        if not waiting:
+            return None
+        i = waiting.pop()
+        seed_a, seed_b = game_seeds(seed, i)
+        side_a[k].new_game(seed_a)
+        side_b[k].new_game(seed_b)
+        return i, game.new_initial_state(), i % 2
+
+    playing = [start(k) for k in range(slots)]
+    while any(playing):
+        for side, agents in ((0, side_a), (1, side_b)):
+            ks = [k for k, p in enumerate(playing) if p and (p[1].current_player() == p[2]) == (side == 0)]
+            actions = agents.select_actions(ks, [playing[k][1] for k in ks])
+            for k, action in zip(ks, actions):
+                i, state, a_seat = playing[k]
+                for agent in (side_a[k], side_b[k]):
+                    agent.observe(state, action)
+                state.apply_action(action)
+                if state.is_terminal():
+                    returns = state.returns()
+                    for agent in (side_a[k], side_b[k]):
+                        agent.game_over(returns)
+                    results.append(GameResult(i, a_seat, returns[a_seat], state.history()))
+                    if on_game is not None:
+                        on_game()
+                    playing[k] = start(k)
     return results
 
 
@@ -112,6 +154,7 @@ def play_match(
     seed: int = 0,
     workers: int = 1,
     backend: str = "threads",
+    concurrent: int | None = None,
     progress=None,
 ) -> MatchResult:
     """Play a seat-balanced match of A against B (DESIGN section 6).
@@ -123,6 +166,9 @@ def play_match(
         seed: the match seed; game i reseeds both agents from (seed, i), so it replays alone.
         workers: games played at once; backend: "threads" (the compiled searches release the GIL)
             or "processes" (joblib's loky).
+        concurrent: games each worker plays in lock-step, so that agents which batch their searches
+            (az) evaluate the positions of all of them in one forward; default 256 when an agent
+            batches, else 1. Games are the same whatever the setting (each is seeded by its index).
         progress: an object with `update(n)` (e.g. a tqdm bar), told after every game (threads) or share.
     Returns:
         A's wins, draws and losses as first player, as second player and in total, and every game.
@@ -135,6 +181,10 @@ def play_match(
         raise ValueError("games and workers must be at least 1")
     if backend not in ("threads", "processes"):
         raise ValueError(f"unknown backend {backend!r}: use threads or processes")
+    if concurrent is None:
+        concurrent = 256 if search.batches(spec_a) or search.batches(spec_b) else 1
+    if concurrent < 1:
+        raise ValueError("concurrent must be at least 1")
     shares = [share for share in np.array_split(np.arange(games), min(workers, games)) if len(share)]
     lock = threading.Lock()
 
@@ -145,12 +195,12 @@ def play_match(
 
     if backend == "threads":
         jobs = Parallel(n_jobs=len(shares), backend="threading")(
-            delayed(_play_share)(name, spec_a, spec_b, seed, share, on_game) for share in shares
+            delayed(_play_share)(name, spec_a, spec_b, seed, share, on_game, concurrent) for share in shares
         )
     else:
         jobs = []
         for share_results in Parallel(n_jobs=len(shares), backend="loky", return_as="generator")(
-            delayed(_play_share)(name, spec_a, spec_b, seed, share, None) for share in shares
+            delayed(_play_share)(name, spec_a, spec_b, seed, share, None, concurrent) for share in shares
         ):
             jobs.append(share_results)
             if progress is not None:

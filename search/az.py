@@ -1,0 +1,62 @@
+"""The `az` agent: AlphaZero's PUCT search over a policy-value evaluator, one game or many at once.
+
+`AZAgent` plays one game through a row of a shared `PUCT` forest; `AZGroup` holds the agents of many
+concurrent games over one forest and one evaluator, so that their searches advance in lock-step and
+share every forward (DESIGN section 8). The move choice is Wu et al.'s softmax over visit counts
+(z, R_th), as for every MCTS agent, and the strength adjusters' hooks are heard per game.
+
+The evaluator comes from `net=`: a checkpoint path (or, once shipped, a net's name) loaded by `nets`,
+or a net-free baseline: `uniform` (uniform priors, value 0) or `playout` (uniform priors, the value of
+one random playout). `search` never imports torch itself: `nets` registers its loader when imported.
+"""
+
+from __future__ import annotations
+
+import math
+
+from games.rng import derive_seeds
+from search.agents import AgentGroup, SearchAgent
+from search.puct import PUCT
+from search.strength import StrengthAdjuster
+
+
+class AZAgent(SearchAgent):
+    """One game's AlphaZero player: row `row` of a PUCT forest that other games' agents may share.
+
+    `dropout` is the evaluator's dropout probability for this game's positions (AlphaDDA2 sets it).
+    """
+
+    def __init__(self, game, seed, puct: PUCT, row: int, *, simulations=None, seconds=None, z=math.inf, rth=0.1,
+                 adjuster: StrengthAdjuster | None = None):  # fmt: skip
+        super().__init__(game, seed, simulations=simulations, seconds=seconds, z=z, rth=rth, adjuster=adjuster)
+        self.puct, self.row = puct, row
+        self.dropout = 0.0
+        puct.reset(row, seed=derive_seeds(seed, 1, bits=64)[0])
+
+    def new_game(self, seed=None):
+        super().new_game(seed)
+        self.puct.reset(self.row, seed=None if seed is None else derive_seeds(seed, 1, bits=64)[0])
+
+    def select_action(self, state):
+        self.before(state)
+        (result,) = self.puct.search([self.row], [state], simulations=self.simulations, seconds=self.seconds,
+                                     dropout=[self.dropout])  # fmt: skip
+        return self.after(state, result)
+
+
+class AZGroup(AgentGroup):
+    """The `az` agents of many concurrent games over one forest: `select_actions` searches them at once."""
+
+    def select_actions(self, ks: list[int], states: list) -> list[int]:
+        """One move for each game ks[j] in position states[j], all searched in lock-step."""
+        if not ks:
+            return []
+        agents = [self.agents[k] for k in ks]
+        for agent, state in zip(agents, states):
+            agent.before(state)
+        timed = agents[0].seconds is not None
+        results = agents[0].puct.search([a.row for a in agents], states,
+                                        simulations=None if timed else [a.simulations for a in agents],
+                                        seconds=agents[0].seconds if timed else None,
+                                        dropout=[a.dropout for a in agents])  # fmt: skip
+        return [agent.after(state, result) for agent, state, result in zip(agents, states, results)]

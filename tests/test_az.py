@@ -1,0 +1,99 @@
+"""The `az` agent: spec keys and errors, lock-step matches equal to sequential ones, checkpoints on the CLI."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+import games
+import nets
+import search
+from tuner.cli import main
+from tuner.match import play_match
+
+C4 = games.load("connect4")
+
+
+@pytest.fixture(scope="module")
+def tiny_net(tmp_path_factory):
+    torch.manual_seed(0)
+    path = tmp_path_factory.mktemp("nets") / "tiny.pt"
+    nets.save(path, nets.build("connect4", filters=8, blocks=1), {"test": True})
+    return str(path)
+
+
+def test_az_spec_keys_and_one_line_errors(tmp_path):
+    options = search.parse_spec("az:net=uniform").options
+    assert (options["simulations"], options["c_puct"], options["leaves"]) == (200, 1.25, 1)  # Table A1
+    with pytest.raises(ValueError, match="az needs net=PATH"):
+        search.check_spec(C4, "az")
+    with pytest.raises(ValueError, match="no network at"):
+        search.check_spec(C4, f"az:net={tmp_path / 'missing.pt'}")
+    with pytest.raises(ValueError, match="expected one of auto, cpu, cuda"):
+        search.check_spec(C4, "az:net=uniform,device=tpu")
+    (tmp_path / "o6.pt").write_bytes(b"")
+    torch.manual_seed(0)
+    nets.save(tmp_path / "o6.pt", nets.build("othello6", filters=8, blocks=1))
+    with pytest.raises(ValueError, match="is for othello6, not connect4"):
+        search.make_agent(C4, f"az:net={tmp_path / 'o6.pt'}")
+
+
+def test_az_takes_a_win_in_one_and_blocks_a_loss_in_one():
+    agent = search.make_agent(C4, "az:net=uniform,simulations=300", seed=0)
+    state = C4.new_initial_state()
+    for a in (0, 1, 0, 1, 0, 1):
+        state.apply_action(a)
+    assert agent.select_action(state) == 0  # four in column 0
+    state = C4.new_initial_state()
+    for a in (0, 1, 0, 1, 0):
+        state.apply_action(a)
+    assert search.make_agent(C4, "az:net=uniform,simulations=400", seed=0).select_action(state) == 0
+
+
+@pytest.mark.parametrize("opponent", ["mcts:simulations=30", "same"])
+def test_a_lockstep_match_plays_the_games_of_a_sequential_one(tiny_net, opponent):
+    spec = f"az:net={tiny_net},simulations=40"
+    other = spec.replace("40", "30") if opponent == "same" else opponent
+    alone = play_match("connect4", spec, other, games=8, seed=5, concurrent=1)
+    together = play_match("connect4", spec, other, games=8, seed=5, concurrent=8)
+    split = play_match("connect4", spec, other, games=8, seed=5, concurrent=3, workers=2)
+    moves = [g.moves for g in alone.games]
+    assert moves == [g.moves for g in together.games] == [g.moves for g in split.games]
+    assert len(set(map(tuple, moves))) > 1  # the games differ from each other: each is seeded by its index
+
+
+def test_az_hears_the_strength_adjusters_hooks():
+    agent = search.make_agent(C4, "az:net=playout,simulations=50,dsa=intra,dz=0.5", seed=1)
+    state = C4.new_initial_state()
+    zs = []
+    for reply in (3, 3, 2, 4, 2, 4):
+        state.apply_action(agent.select_action(state))
+        zs.append(agent.adjuster.z)
+        if state.is_terminal():
+            break
+        state.apply_action(reply if reply in state.legal_actions() else state.legal_actions()[0])
+    assert len(set(zs)) > 1 and agent.last_search.simulations == 50
+
+
+def test_net_init_and_info_on_the_command_line(tmp_path, capsys):
+    path = tmp_path / "c4.pt"
+    assert main(["net", "init", "connect4", "--out", str(path), "--seed", "3"]) == 0
+    assert main(["net", "info", str(path), "--json"]) == 0
+    meta = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert meta["game"] == "connect4" and meta["size"] == "small" and meta["provenance"]["seed"] == 3
+    model = nets.load(path, game="connect4")
+    torch.manual_seed(3)
+    fresh = nets.build("connect4")
+    x = torch.from_numpy(np.stack([C4.new_initial_state().encode()]))
+    assert torch.equal(model(x)[0], fresh(x)[0])  # the seed made the weights
+    (tmp_path / "junk.pt").write_text("not a net")
+    proc = subprocess.run([sys.executable, "-m", "tuner.cli", "net", "info", str(tmp_path / "junk.pt")],
+                          capture_output=True, text=True)  # fmt: skip
+    assert (
+        proc.returncode == 2
+        and len(proc.stderr.strip().splitlines()) == 1
+        and "not a sparring checkpoint" in proc.stderr
+    )
