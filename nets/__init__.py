@@ -1,7 +1,7 @@
 """Policy-value networks and their checkpoints: the torch layer of sparring.
 
     import nets
-    net = nets.build("connect4", "small")        # [AlphaDDA App. 1, Table A1], body narrowed to 64 filters
+    net = nets.build("connect4", "small")        # [AlphaDDA App. 1, Table A1], body narrowed to 32 filters
     logits, value = net(planes, dropout=p)        # planes [B, 3, 6, 7] -> [B, 7], [B]; p [B] per row (AlphaDDA2)
     nets.save("c4.pt", net, {"seed": 0})          # weights + metadata + provenance, written atomically
     net = nets.load("c4.pt", game="connect4")     # eval mode, net.meta, net.arch

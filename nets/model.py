@@ -20,8 +20,11 @@ Our choices where neither the paper nor that code decides:
 - breakthrough (not in the paper): 5 blocks like 8x8 Othello, and a 12-filter policy convolution
   instead of 2, because its 768 actions are 12 per square (6 moves x capture flag,
   games/breakthrough.py): 2 filters would squeeze 768 logits through 128 features.
-- `small` keeps the paper's heads and block counts and narrows the body to 64 filters, so a
-  dropout probability damages the same number of head units as in the paper.
+- `small` keeps the paper's heads and block counts and narrows the body to 32 filters, so a
+  dropout probability damages the same number of head units as in the paper. Why 32: on this
+  machine kind (2 cores) a 64-filter body forwards about 7k Connect4 positions/s at batch 256 and a
+  32-filter one about 15-19k, and training and every DDA grid on a CPU are bound by the forward;
+  the paper size is for a GPU.
 
 Dropout, per row. `forward(x, dropout)` takes one probability per row of the batch, because the
 batched evaluator answers many games at once, each with its own AlphaDDA2 probability (DESIGN §8).
@@ -41,19 +44,17 @@ batched evaluator answers many games at once, each with its own AlphaDDA2 probab
   (batch norm running statistics). The draws come from torch's default generator or `generator=`.
 
 Forward throughput, positions/s at batch 256, torch 2.13 CPU, torch.set_num_threads(2), inference_mode,
-eval mode, median of 7 rounds of 4 forwards, clean / with every row at dropout 0.5
-(`.venv/bin/python -m benchmarks.forward --rounds 7`, 2-core AMD EPYC container, 2026-11-23):
+eval mode, median of 5 rounds of 4 forwards, clean / with every row at dropout 0.5
+(`.venv/bin/python -m benchmarks.forward --rounds 5`, 2-core container, otherwise idle, 2026-11-23):
 
-    game       size   filters  blocks  parameters  clean  dropout
-    connect4   small       64       3       0.24M   8.4k     8.0k
-    connect4   paper      256       3       3.56M   0.70k    0.67k
-    othello    small       64       5       0.40M   3.5k     3.2k
-    othello    paper      256       5       5.94M   0.27k    0.28k
+    game       size   filters  blocks  parameters  clean   dropout
+    connect4   small       32       3       0.07M   14.6k    15.6k
+    connect4   paper      256       3       3.56M    0.72k    0.74k
+    othello    small       32       5       0.12M   16.0k    15.3k
+    othello    paper      256       5       5.94M    0.29k    0.28k
 
-The machine was shared with other jobs (load average 1-2 on 2 cores throughout; repeated runs ranged
-5.5-8.4k for connect4 small, 0.11-0.28k for othello paper), so read these as lower bounds; DESIGN §8
-measured about 1k/s (256 filters) and 18k/s (64 filters) on 6x7 on an idle machine. Per-row dropout
-costs under 10%. The paper size is for a GPU.
+A 64-filter body measured about 7k/s on Connect4 in the same setting (DESIGN section 8 quotes 18k/s
+from another machine). Per-row dropout costs nothing measurable.
 """
 
 from __future__ import annotations
@@ -94,7 +95,7 @@ def _sizes() -> dict[str, dict[str, dict[str, int]]]:
         heads = {"policy_filters": policy_filters.get(game, 2), "value_filters": 1, "value_hidden": 256}
         out[game] = {
             "paper": {"filters": 256, "blocks": blocks, **heads},
-            "small": {"filters": 64, "blocks": blocks, **heads},
+            "small": {"filters": 32, "blocks": blocks, **heads},
         }
     return out
 

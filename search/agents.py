@@ -213,6 +213,10 @@ _AZ_KEYS = {
     "net": Key(str, None, "a checkpoint's path, or uniform / playout: net-free baselines (uniform priors)"),
     "c_puct": Key(number(), 1.25, "PUCT exploration rate C_puct of eq. (8) (AlphaDDA Table A1)"),
     "leaves": Key(number(1, integer=True), 1, "descents per tree and search step, with virtual loss"),
+    "noise": Key(number(0, 1), 0.0, "Dirichlet noise weight at the root (self-play; AlphaDDA Table A1: 0.2)"),
+    "alpha": Key(number(1e-6), 0.3, "Dirichlet noise concentration alpha"),
+    "t_opening": Key(number(0, integer=True), 0, "plies played by eq. (9), exp(N / tau) (self-play: 4, 4, 6)"),
+    "tau": Key(number(1e-6), 50.0, "eq. (9)'s temperature for the opening plies (Table A1: 50, 20, 40)"),
     "device": Key(choice("auto", "cpu", "cuda"), "auto", "where the network runs (auto: CUDA when there is one)"),
 }
 _MINIMAX_KEYS = {
@@ -309,9 +313,11 @@ def _make_az_group(game, seeds, o):
     from search.puct import PUCT
 
     evaluator = make_evaluator(o["net"], game, device=o["device"], seed=seeds[0])
-    puct = PUCT(game, evaluator, games=len(seeds), c_puct=o["c_puct"], leaves=o["leaves"], seed=seeds[0])
+    puct = PUCT(game, evaluator, games=len(seeds), c_puct=o["c_puct"], leaves=o["leaves"], noise_weight=o["noise"],
+                noise_alpha=o["alpha"], seed=seeds[0])  # fmt: skip
     return AZGroup([AZAgent(game, seed, puct, row, simulations=o["simulations"], seconds=o["time"],
-                            **_choice(game, o)) for row, seed in enumerate(seeds)])  # fmt: skip
+                            t_opening=o["t_opening"], tau=o["tau"], **_choice(game, o))
+                    for row, seed in enumerate(seeds)])  # fmt: skip
 
 
 def _check_az(game, o):

@@ -16,6 +16,7 @@ import math
 
 from games.rng import derive_seeds
 from search.agents import AgentGroup, SearchAgent
+from search.move_choice import choose_by_temperature
 from search.puct import PUCT
 from search.strength import StrengthAdjuster
 
@@ -27,15 +28,22 @@ class AZAgent(SearchAgent):
     """
 
     def __init__(self, game, seed, puct: PUCT, row: int, *, simulations=None, seconds=None, z=math.inf, rth=0.1,
-                 adjuster: StrengthAdjuster | None = None):  # fmt: skip
+                 adjuster: StrengthAdjuster | None = None, t_opening: int = 0, tau: float = 1.0):  # fmt: skip
         super().__init__(game, seed, simulations=simulations, seconds=seconds, z=z, rth=rth, adjuster=adjuster)
         self.puct, self.row = puct, row
+        self.t_opening, self.tau = t_opening, tau  # the first t_opening plies: eq. (9) instead of softmax-z
         self.dropout = 0.0
         puct.reset(row, seed=derive_seeds(seed, 1, bits=64)[0])
 
     def new_game(self, seed=None):
         super().new_game(seed)
         self.puct.reset(self.row, seed=None if seed is None else derive_seeds(seed, 1, bits=64)[0])
+
+    def after(self, state, result):
+        if len(state.history()) < self.t_opening:  # AlphaZero's opening, as in its self-play [AlphaDDA App. 1.3]
+            self.last_search = result
+            return choose_by_temperature(result.actions, result.visits, self.tau, self.rng)
+        return super().after(state, result)
 
     def select_action(self, state):
         self.before(state)

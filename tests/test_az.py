@@ -97,3 +97,23 @@ def test_net_init_and_info_on_the_command_line(tmp_path, capsys):
         and len(proc.stderr.strip().splitlines()) == 1
         and "not a sparring checkpoint" in proc.stderr
     )
+
+
+def test_opening_moves_follow_eq_9_and_the_rest_softmax_z():
+    from games.rng import make_rng
+    from search.move_choice import choose_by_temperature
+
+    actions, visits, rng = np.array([4, 5, 6]), np.array([100.0, 90.0, 10.0]), make_rng(0)
+    draws = np.array([choose_by_temperature(actions, visits, 20.0, rng) for _ in range(20000)])
+    expected = np.exp(visits / 20.0) / np.exp(visits / 20.0).sum()  # exp(N / tau), not N^(1 / tau)
+    assert np.allclose([np.mean(draws == a) for a in actions], expected, atol=0.015)
+    opening = search.make_agent(C4, "az:net=uniform,simulations=30,t_opening=2,tau=5", seed=0)
+    firsts = set()
+    for seed in range(12):
+        opening.new_game(seed)
+        firsts.add(opening.select_action(C4.new_initial_state()))
+    assert len(firsts) > 1  # tau = 5 over 30 visits: several first moves
+    state = C4.new_initial_state()
+    for a in (0, 1, 0, 1, 0, 1):
+        state.apply_action(a)
+    assert opening.select_action(state) == 0  # past the opening: the most visited move (z = inf)

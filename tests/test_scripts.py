@@ -13,6 +13,8 @@ SCRIPTS = [
     ("experiments.strength", ["--quick", "--out", "{tmp}"]),
     ("benchmarks.playouts", ["--seconds", "0.01", "--rounds", "1", "--json", "{tmp}/out.json"]),
     ("benchmarks.search", ["--quick", "--json", "{tmp}/out.json"]),
+    ("benchmarks.evaluator", ["--quick", "--json", "{tmp}/out.json"]),
+    ("benchmarks.forward", ["--games", "connect4", "--sizes", "small", "--rounds", "1", "--json", "{tmp}/out.json"]),
     ("benchmarks.tuning_overhead", ["--simulations", "30", "--rounds", "1", "--json", "{tmp}/out.json"]),
 ]
 
