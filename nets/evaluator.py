@@ -162,6 +162,7 @@ class NetEvaluator:
             planes=views.planes.numpy(),
             legal=views.legal.numpy(),
             dropout=views.dropout.numpy(),
+            keys=np.zeros(capacity, dtype=np.uint64),
             priors=views.priors.numpy(),
             values=views.values.numpy(),
             views=views,

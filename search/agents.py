@@ -115,6 +115,10 @@ class SearchAgent(Agent):
         self.last_search = result
         if self.adjuster is not None:
             self.apply(self.adjuster.after_search(state, result))
+        return self.choose(state, result)
+
+    def choose(self, state, result: SearchResult) -> int:
+        """The move, by the softmax-z rule over the root's visit counts."""
         return choose_move(result.actions, result.visits, self.z, self.rth, self.rng)
 
 
@@ -213,8 +217,9 @@ _AZ_KEYS = {
     "net": Key(str, None, "a checkpoint's path, or uniform / playout: net-free baselines (uniform priors)"),
     "c_puct": Key(number(), 1.25, "PUCT exploration rate C_puct of eq. (8) (AlphaDDA Table A1)"),
     "leaves": Key(number(1, integer=True), 1, "descents per tree and search step, with virtual loss"),
-    "noise": Key(number(0, 1), 0.0, "Dirichlet noise weight at the root (self-play; AlphaDDA Table A1: 0.2)"),
+    "noise": Key(number(0, 1), 0.0, "Dirichlet noise weight at the root, AlphaZero's self-play exploration"),
     "alpha": Key(number(1e-6), 0.3, "Dirichlet noise concentration alpha"),
+    "reuse": Key(choice("no", "yes"), "no", "keep the searched subtree from move to move (the paper: no)"),
     "t_opening": Key(number(0, integer=True), 0, "plies played by eq. (9), exp(N / tau) (self-play: 4, 4, 6)"),
     "tau": Key(number(1e-6), 50.0, "eq. (9)'s temperature for the opening plies (Table A1: 50, 20, 40)"),
     "device": Key(choice("auto", "cpu", "cuda"), "auto", "where the network runs (auto: CUDA when there is one)"),
@@ -314,7 +319,7 @@ def _make_az_group(game, seeds, o):
 
     evaluator = make_evaluator(o["net"], game, device=o["device"], seed=seeds[0])
     puct = PUCT(game, evaluator, games=len(seeds), c_puct=o["c_puct"], leaves=o["leaves"], noise_weight=o["noise"],
-                noise_alpha=o["alpha"], seed=seeds[0])  # fmt: skip
+                noise_alpha=o["alpha"], reuse=o["reuse"] == "yes", seed=seeds[0])  # fmt: skip
     return AZGroup([AZAgent(game, seed, puct, row, simulations=o["simulations"], seconds=o["time"],
                             t_opening=o["t_opening"], tau=o["tau"], **_choice(game, o))
                     for row, seed in enumerate(seeds)])  # fmt: skip

@@ -39,11 +39,10 @@ class AZAgent(SearchAgent):
         super().new_game(seed)
         self.puct.reset(self.row, seed=None if seed is None else derive_seeds(seed, 1, bits=64)[0])
 
-    def after(self, state, result):
+    def choose(self, state, result):
         if len(state.history()) < self.t_opening:  # AlphaZero's opening, as in its self-play [AlphaDDA App. 1.3]
-            self.last_search = result
             return choose_by_temperature(result.actions, result.visits, self.tau, self.rng)
-        return super().after(state, result)
+        return super().choose(state, result)
 
     def select_action(self, state):
         self.before(state)
@@ -62,9 +61,9 @@ class AZGroup(AgentGroup):
         agents = [self.agents[k] for k in ks]
         for agent, state in zip(agents, states):
             agent.before(state)
-        timed = agents[0].seconds is not None
+        timed = agents[0].seconds is not None  # one spec: all timed or none; one deadline, the shortest
         results = agents[0].puct.search([a.row for a in agents], states,
                                         simulations=None if timed else [a.simulations for a in agents],
-                                        seconds=agents[0].seconds if timed else None,
+                                        seconds=min(a.seconds for a in agents) if timed else None,
                                         dropout=[a.dropout for a in agents])  # fmt: skip
         return [agent.after(state, result) for agent, state, result in zip(agents, states, results)]

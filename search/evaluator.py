@@ -31,7 +31,6 @@ import numpy as np
 import games
 from games.jit import kernel
 from games.kernels import random_playout
-from games.rng import make_rng
 
 
 @dataclass(eq=False)
@@ -53,6 +52,8 @@ class Batch:
     planes: np.ndarray  # float32 [B, 3, H, W]: network input, State.encode() of each row
     legal: np.ndarray  # bool [B, A]: True where the action is legal in that row's state
     dropout: np.ndarray  # float32 [B]: AlphaDDA2's per-row dropout probability, 0 = the clean net
+    keys: np.ndarray  # uint64 [B]: a random key per row, drawn by the search from that game's own stream;
+    # an evaluator that draws (playouts) seeds the row's draws from it, so no row depends on the others
     priors: np.ndarray  # float32 [B, A], output: distribution over the legal actions, 0 on illegal ones
     values: np.ndarray  # float32 [B], output: in [-1, 1], from the view of the player to move
 
@@ -64,6 +65,7 @@ class Batch:
             "planes": ((b, 3, *g.board_shape), np.float32),
             "legal": ((b, a), np.bool_),
             "dropout": ((b,), np.float32),
+            "keys": ((b,), np.uint64),
             "priors": ((b, a), np.float32),
             "values": ((b,), np.float32),
         }
@@ -87,6 +89,7 @@ class Batch:
             planes=np.zeros((capacity, 3, *game.board_shape), dtype=np.float32),
             legal=np.zeros((capacity, a), dtype=np.bool_),
             dropout=np.zeros(capacity, dtype=np.float32),
+            keys=np.zeros(capacity, dtype=np.uint64),
             priors=np.zeros((capacity, a), dtype=np.float32),
             values=np.zeros(capacity, dtype=np.float32),
         )
@@ -96,7 +99,7 @@ class Batch:
         """B, the number of rows."""
         return self.states.shape[0]
 
-    def put(self, row: int, state: games.State, *, dropout: float = 0.0) -> None:
+    def put(self, row: int, state: games.State, *, dropout: float = 0.0, key: int = 0) -> None:
         """Write `state`'s inputs into `row` through the Python State API.
 
         The slow path, for roots, tools and tests; the search fills rows in compiled code (the
@@ -108,6 +111,7 @@ class Batch:
         self.planes[row] = state.encode()
         write_legal(self.game.kernels, state.array, self.legal, row, np.empty(self.game.max_legal, dtype=np.int64))
         self.dropout[row] = dropout
+        self.keys[row] = key
 
     def check_rows(self, n: int) -> None:
         """ValueError unless 0 <= n <= capacity (what every `evaluate` checks first)."""
@@ -138,8 +142,8 @@ class UniformEvaluator:
 
     `value="playout"` is plain MCTS's estimate in the evaluator's shape: each row plays one random
     game from its state (games.kernels.random_playout) and scores it +1 / 0 / -1 for the player to
-    move there; the playouts draw from one SplitMix64 stream seeded by `seed`, so a sequence of
-    calls repeats exactly. Serves any game.
+    move there; a row's playout draws from a SplitMix64 stream started at its key (xor `seed`), so it
+    is the same whatever else is in the batch. Serves any game.
 
     >>> game = games.load("connect4")
     >>> ev = UniformEvaluator(value="zero")
@@ -156,7 +160,7 @@ class UniformEvaluator:
         if value not in ("zero", "playout"):
             raise ValueError(f"unknown UniformEvaluator value {value!r}; known: zero, playout")
         self.value = value
-        self.rng = make_rng(seed)
+        self.salt = np.uint64(seed & 0xFFFFFFFFFFFFFFFF)
 
     def __repr__(self) -> str:
         return f"UniformEvaluator(value={self.value!r})"
@@ -171,7 +175,7 @@ class UniformEvaluator:
             batch.values[:n] = 0.0
         else:
             g = batch.game
-            playout_values(g.kernels, batch.states, n, g.max_legal, self.rng, batch.values)
+            playout_values(g.kernels, batch.states, batch.keys, n, g.max_legal, self.salt, batch.values)
 
 
 NET_FREE = ("uniform", "playout")  # the net-free baselines an `az` agent can play with
@@ -227,14 +231,17 @@ def uniform_priors(legal, n, priors):
 
 
 @kernel
-def playout_values(g, states, n, max_legal, rng, values):
-    """values[:n] (float32 [B]) = the result of one random playout from each of states[:n] (uint64 [B, S]).
+def playout_values(g, states, keys, n, max_legal, salt, values):
+    """values[:n] (float32 [B]) = the result of one random playout from each of states[:n] (uint64 [B, S]),
+    row b's drawn from a stream started at keys[b] ^ salt.
 
     +1 if the player to move in the row's state wins, -1 if it loses, 0 for a draw.
     """
     s = np.empty(states.shape[1], dtype=states.dtype)
     buf = np.empty(max_legal, dtype=np.int64)
+    rng = np.empty(1, dtype=np.uint64)
     for b in range(n):
+        rng[0] = keys[b] ^ salt
         s[:] = states[b]
         mover = g.to_move(s)
         w = random_playout(g, s, buf, rng)

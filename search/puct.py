@@ -28,7 +28,7 @@ from collections import namedtuple
 import numpy as np
 
 from games.jit import kernel
-from games.rng import derive_seeds, gamma, make_rng, randint
+from games.rng import derive_seeds, gamma, make_rng, next_u64, randint
 from search.evaluator import write_legal
 from search.mcts import SearchResult
 
@@ -96,7 +96,7 @@ def puct_child(visits, value, prior, vloss, first, n, parent_n, c_puct, rng):
 
 
 @kernel
-def select_leaves(g, f, roots, todo, leaves, c_puct, rngs, game_dropout, states, planes, legal, dropout,
+def select_leaves(g, f, roots, todo, leaves, c_puct, rngs, game_dropout, states, planes, legal, dropout, keys,
                   pend_game, pend_path, pend_len, pend_row, pend_value, s, moves):  # fmt: skip
     """Descend every tree i with todo[i] > 0 up to min(leaves, todo[i]) times and queue the leaves.
 
@@ -142,6 +142,7 @@ def select_leaves(g, f, roots, todo, leaves, c_puct, rngs, game_dropout, states,
                 g.encode(s, planes, row)
                 write_legal(g, s, legal, row, moves)
                 dropout[row] = game_dropout[i]
+                keys[row] = next_u64(rng)
                 pend_row[pending] = row
             pending += 1
             todo[i] -= 1
@@ -249,26 +250,32 @@ def child(f: Forest, i: int, node: int, action: int) -> int:
 class PUCT:
     """G AlphaZero searches that advance together and share every forward of one evaluator.
 
-    Each row i is one game's search: it keeps its tree from move to move (`search` finds the played
-    moves in the state's history) and has its own random stream, so a game's moves do not depend on
-    the other rows when the evaluator does not (no virtual loss with leaves=1).
+    Each row i is one game's search with its own random stream (and, with `reuse`, its tree kept from
+    move to move: `search` finds the played moves in the state's history), so a game's moves do not
+    depend on the other rows when leaves=1 and the evaluator's rows do not depend on each other (the
+    net-free evaluators exactly; a network up to float rounding, about 1e-8 between batch sizes).
 
     Args:
         game: the game. evaluator: a `search.evaluator.Evaluator` for it.
         games: rows G. c_puct: eq. (8)'s exploration rate (Table A1: 1.25).
         leaves: descents per tree and step, with virtual loss (1: none, the sequential search).
-        noise_weight, noise_alpha: Dirichlet noise at every root, P <- (1 - w) P + w Dir(alpha)
-            (self-play; 0 turns it off).
+        noise_weight, noise_alpha: Dirichlet noise at every new root, P <- (1 - w) P + w Dir(alpha)
+            (AlphaZero's self-play; 0 turns it off).
+        reuse: keep the subtree of the moves played from one search to the next. Off by default, as
+            in the authors' code (a fresh tree every move): kept visits would skew eq. (9)'s opening
+            draw and outlive a DDA agent's budget or dropout of the move before.
         seed: seeds row i's stream from (seed, i); `reset(i, seed)` reseeds one row.
     """
 
     def __init__(self, game, evaluator, *, games: int = 1, c_puct: float = 1.25, leaves: int = 1,
-                 noise_weight: float = 0.0, noise_alpha: float = 0.3, seed: int = 0, nodes: int = 1024):  # fmt: skip
+                 noise_weight: float = 0.0, noise_alpha: float = 0.3, reuse: bool = False, seed: int = 0,
+                 nodes: int = 1024):  # fmt: skip
         if games < 1 or leaves < 1:
             raise ValueError("games and leaves must be at least 1")
         self.game, self.evaluator = game, evaluator
         self.c_puct, self.leaves = float(c_puct), int(leaves)
         self.noise_weight, self.noise_alpha = float(noise_weight), float(noise_alpha)
+        self.reuse = bool(reuse)
         self.forest = new_forest(games, nodes)
         self.roots = np.zeros((games, game.state_size), dtype=np.uint64)
         self.rngs = np.vstack([make_rng(s) for s in derive_seeds(seed, count=games, bits=64)])
@@ -311,15 +318,13 @@ class PUCT:
         budgets = [budget] * len(rows) if np.isscalar(budget) else list(budget)
         game_dropout = np.zeros(self.games, dtype=np.float32)
         for k, (i, state) in enumerate(zip(rows, states)):
-            self._move_root(i, state)
+            moved = self._move_root(i, state)
             todo[i] = max(1, int(budgets[k]))
             if dropout is not None:
                 game_dropout[i] = dropout[k]
-        root_expanded = [self.forest.first_child[i, self.forest.meta[i, ROOT]] >= 0 for i in rows]
-        if self.noise_weight > 0.0:
-            for i, expanded in zip(rows, root_expanded):
-                if expanded:  # a kept tree: its root's priors get fresh noise; a new root gets it on expansion
-                    mix_noise(self.forest, i, self.noise_weight, self.noise_alpha, self.rngs[i])
+            expanded = self.forest.first_child[i, self.forest.meta[i, ROOT]] >= 0
+            if self.noise_weight > 0.0 and moved and expanded:  # a kept subtree's new root; a fresh root
+                mix_noise(self.forest, i, self.noise_weight, self.noise_alpha, self.rngs[i])  # gets it on expansion
         done = np.zeros(self.games, dtype=np.int64)
         start = time.perf_counter()
         while todo.any():
@@ -328,7 +333,7 @@ class PUCT:
             b = self.batch
             n_rows, pending = select_leaves(self.game.kernels, self.forest, self.roots, todo, self.leaves,
                                             self.c_puct, self.rngs, game_dropout, b.states, b.planes, b.legal,
-                                            b.dropout, *self._pend, self._state, self._moves)  # fmt: skip
+                                            b.dropout, b.keys, *self._pend, self._state, self._moves)  # fmt: skip
             if n_rows:
                 self.evaluator.evaluate(b, n_rows)
             backup(self.game.kernels, self.forest, pending, *self._pend, b.states, b.priors, b.values,
@@ -350,20 +355,24 @@ class PUCT:
         return SearchResult(f.action[i, first : first + n].astype(np.int64), visits, (q + 1.0) / 2.0,
                             simulations, seconds)  # fmt: skip
 
-    def _move_root(self, i: int, state) -> None:
-        """Re-root row i at `state` if it continues the tree's game (keeping the subtree), else start afresh."""
+    def _move_root(self, i: int, state) -> bool:
+        """Root row i at `state`: with `reuse`, keep the subtree if it continues the tree's game, else start
+        afresh. Returns whether the root moved to a kept node (its priors have had no noise yet)."""
         history, known = state.history(), self.histories[i]
         f = self.forest
-        node = f.meta[i, ROOT] if known is not None and history[: len(known)] == known else -1
+        continues = self.reuse and known is not None and history[: len(known)] == known
+        node = f.meta[i, ROOT] if continues else -1
         for a in history[len(known) :] if node >= 0 else ():
             node = child(f, i, node, a) if node >= 0 else -1
         if node < 0:
             mover = 1 - state.current_player() if not state.is_terminal() else 0
             clear_tree(f, i, mover)
-        elif node != f.meta[i, ROOT]:
+        moved = node >= 0 and node != f.meta[i, ROOT]
+        if moved:
             reroot(f, i, node)
         self.roots[i] = state.array
         self.histories[i] = list(history)
+        return moved
 
     def _grow_if_needed(self, todo) -> None:
         """Double every tree's room when one could run out in the next step (or ran out in the last)."""

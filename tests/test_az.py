@@ -53,16 +53,18 @@ def test_az_takes_a_win_in_one_and_blocks_a_loss_in_one():
     assert search.make_agent(C4, "az:net=uniform,simulations=400", seed=0).select_action(state) == 0
 
 
-@pytest.mark.parametrize("opponent", ["mcts:simulations=30", "same"])
+@pytest.mark.parametrize("opponent", ["mcts:simulations=30", "same", "playout"])
 def test_a_lockstep_match_plays_the_games_of_a_sequential_one(tiny_net, opponent):
-    spec = f"az:net={tiny_net},simulations=40"
+    spec = f"az:net={tiny_net},simulations=40,t_opening=2,tau=3"
+    if opponent == "playout":
+        spec, opponent = "az:net=playout,simulations=40", "mcts:simulations=30"
     other = spec.replace("40", "30") if opponent == "same" else opponent
     alone = play_match("connect4", spec, other, games=8, seed=5, concurrent=1)
     together = play_match("connect4", spec, other, games=8, seed=5, concurrent=8)
     split = play_match("connect4", spec, other, games=8, seed=5, concurrent=3, workers=2)
     moves = [g.moves for g in alone.games]
     assert moves == [g.moves for g in together.games] == [g.moves for g in split.games]
-    assert len(set(map(tuple, moves))) > 1  # the games differ from each other: each is seeded by its index
+    assert len(set(map(tuple, moves[::2]))) >= 3  # games of one seat differ: each is seeded by its index
 
 
 def test_az_hears_the_strength_adjusters_hooks():
@@ -117,3 +119,25 @@ def test_opening_moves_follow_eq_9_and_the_rest_softmax_z():
     for a in (0, 1, 0, 1, 0, 1):
         state.apply_action(a)
     assert opening.select_action(state) == 0  # past the opening: the most visited move (z = inf)
+
+
+def test_the_opening_ends_at_t_opening_plies_and_the_adjuster_sees_it():
+    state = C4.new_initial_state()
+    for a in (0, 1, 0, 1, 0, 1):  # six plies played: 0 wins at once
+        state.apply_action(a)
+    for seed in range(5):
+        after = search.make_agent(C4, "az:net=uniform,simulations=60,t_opening=6,tau=1e6", seed=seed)
+        assert after.select_action(state) == 0  # ply 6 is past an opening of 6: the most visited move
+    draws = {search.make_agent(C4, "az:net=uniform,simulations=60,t_opening=7,tau=1e6", seed=s).select_action(state)
+             for s in range(10)}  # fmt: skip
+    assert draws != {0}  # ply 6 inside an opening of 7: exp(N / tau) with a huge tau is nearly uniform
+    agent = search.make_agent(C4, "az:net=playout,simulations=40,t_opening=10,dsa=intra,dz=0.5", seed=1)
+    agent.select_action(C4.new_initial_state())
+    assert agent.adjuster.moves_made == 1  # the opening move went through the adjuster's hook
+
+
+def test_a_group_searches_each_game_with_its_own_budget():
+    group = search.make_agents(C4, "az:net=uniform,simulations=40", seeds=[1, 2, 3])
+    group[1].simulations = 7  # as an adjuster's knobs would
+    group.select_actions([0, 1, 2], [C4.new_initial_state()] * 3)
+    assert [agent.last_search.simulations for agent in group] == [40, 7, 40]

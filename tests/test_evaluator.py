@@ -231,7 +231,8 @@ def test_batch_shapes_and_refusals():
     }
     assert batch.capacity == 5
     with pytest.raises(ValueError, match=r"Batch.legal must be a C-contiguous bool array of shape \[5, 37\]"):
-        Batch(game, batch.states, batch.planes, batch.legal.astype(np.uint8), batch.dropout, batch.priors, batch.values)
+        Batch(game, batch.states, batch.planes, batch.legal.astype(np.uint8), batch.dropout, batch.keys, batch.priors,
+              batch.values)  # fmt: skip
     with pytest.raises(ValueError, match="connect4 state cannot go into a batch for othello6"):
         batch.put(0, games.load("connect4").new_initial_state())
     with pytest.raises(ValueError, match="unknown UniformEvaluator value"):
@@ -269,6 +270,7 @@ def test_uniform_playout_values_match_random_playouts(moves):
     ev = UniformEvaluator("playout", seed=1)
     batch = ev.new_batch(game, rows)
     batch.states[:] = state.array
+    batch.keys[:] = np.arange(rows)  # one key per row, as the search draws them
     ev.evaluate(batch, rows)
     assert set(np.unique(batch.values)) <= {-1.0, 0.0, 1.0}
     wins = random_playouts(game.kernels, state.array, rows, game.max_legal, make_rng(2))
@@ -279,5 +281,6 @@ def test_uniform_playout_values_match_random_playouts(moves):
     again = UniformEvaluator("playout", seed=1)
     copy = again.new_batch(game, 100)
     copy.states[:] = state.array
+    copy.keys[:] = np.arange(100)
     again.evaluate(copy, 100)
     assert np.array_equal(copy.values, batch.values[:100])

@@ -32,6 +32,19 @@ class FixedPriors:
         batch.values[:n] = self.value
 
 
+class HashPriors(FixedPriors):
+    """Priors and values that depend on each row's position: a mix-up between rows changes the search."""
+
+    def evaluate(self, batch, n):
+        self.calls.append(n)
+        for b in range(n):
+            h = np.frombuffer(batch.states[b].tobytes(), dtype=np.uint8).astype(np.int64)
+            weights = 1.0 + (h.sum() * 7 + np.arange(batch.legal.shape[1]) * 13) % 11
+            p = batch.legal[b] * weights
+            batch.priors[b] = p / p.sum()
+            batch.values[b] = ((h * np.arange(1, h.size + 1)).sum() % 201 - 100) / 100.0
+
+
 def play(moves, game=C4):
     state = game.new_initial_state()
     for a in moves:
@@ -129,34 +142,35 @@ def test_virtual_loss_is_taken_back_exactly(leaves):
         assert f.visits[i, root] == r.simulations and r.visits.sum() == r.simulations - 1
 
 
-def test_a_game_alone_and_inside_a_batch_of_others_plays_the_same_moves():
-    evaluator = FixedPriors(np.arange(1, 8, dtype=np.float32))
+@pytest.mark.parametrize(
+    "evaluator", [HashPriors(None), UniformEvaluator(value="playout", seed=4)], ids=["hash", "playout"]
+)
+def test_a_game_alone_and_inside_a_batch_of_others_plays_the_same_moves(evaluator):
+    openings = [[k % 7, (3 * k) % 7] for k in range(100)]  # every row its own position
 
-    def moves_of(rows, row_of_interest, seeds):
-        puct = PUCT(C4, evaluator, games=rows)
-        for i in range(rows):
-            puct.reset(i, seed=seeds[i])
-        states = [C4.new_initial_state() for _ in range(rows)]
+    def moves_of(rows, row_of_interest):
+        puct = PUCT(C4, evaluator, games=len(rows))
+        for slot, i in enumerate(rows):
+            puct.reset(slot, seed=1000 + i)
+        states = [play(openings[i]) for i in rows]
         played = []
         for _ in range(10):
-            live = [i for i in range(rows) if not states[i].is_terminal()]
-            results = puct.search(live, [states[i] for i in live], simulations=60)
-            for i, r in zip(live, results):
+            live = [k for k in range(len(rows)) if not states[k].is_terminal()]
+            results = puct.search(live, [states[k] for k in live], simulations=60)
+            for k, r in zip(live, results):
                 a = int(r.actions[np.argmax(r.visits)])
-                if i == row_of_interest:
+                if rows[k] == row_of_interest:
                     played.append((a, r.visits.tolist()))
-                states[i].apply_action(a)
+                states[k].apply_action(a)
         return played
 
-    seeds = list(range(100, 200))
-    alone = moves_of(1, 0, [seeds[37]])
-    inside = moves_of(100, 37, seeds)
-    assert alone == inside
-    assert evaluator.calls and max(evaluator.calls) > 1  # the batch really held many games
+    alone = moves_of([37], 37)
+    inside = moves_of(list(range(100)), 37)
+    assert alone == inside and len(alone) >= 5
 
 
 def test_the_tree_is_kept_from_move_to_move():
-    puct = PUCT(C4, UniformEvaluator(value="playout", seed=2), games=1)
+    puct = PUCT(C4, UniformEvaluator(value="playout", seed=2), games=1, reuse=True)
     state = C4.new_initial_state()
     (first,) = puct.search([0], [state], simulations=300)
     a = int(first.actions[np.argmax(first.visits)])
@@ -164,6 +178,36 @@ def test_the_tree_is_kept_from_move_to_move():
     state.apply_action(a)
     (second,) = puct.search([0], [state], simulations=1)  # the root already holds the child's visits
     assert puct.forest.visits[0, 0] == kept + 1 and second.visits.sum() == kept
+
+
+def test_a_kept_subtree_keeps_its_statistics_and_its_root_gets_noise_once():
+    puct = PUCT(C4, HashPriors(None), games=1, reuse=True, noise_weight=0.25, noise_alpha=0.5, seed=3)
+    state = C4.new_initial_state()
+    puct.search([0], [state], simulations=200)
+    f = puct.forest
+    child = [c for c in range(f.first_child[0, 0], f.first_child[0, 0] + 7) if f.action[0, c] == 3][0]
+    first = f.first_child[0, child]
+    kept = {int(f.action[0, k]): (f.visits[0, k], f.value[0, k]) for k in range(first, first + f.n_children[0, child])}
+    clean = {int(f.action[0, k]): f.prior[0, k] for k in range(first, first + f.n_children[0, child])}
+    state.apply_action(3)
+    puct.search([0], [state], simulations=1)  # re-rooted at the kept child: fresh noise on its priors, once
+    first = f.first_child[0, 0]
+    moved = {int(f.action[0, k]): (f.visits[0, k], f.value[0, k]) for k in range(first, first + 7)}
+    noisy = {int(f.action[0, k]): f.prior[0, k] for k in range(first, first + 7)}
+    assert sum(v for v, _ in moved.values()) == sum(v for v, _ in kept.values()) + 1
+    assert all(moved[a][1] == kept[a][1] for a in kept if moved[a][0] == kept[a][0])  # value sums kept
+    assert noisy != clean
+    puct.search([0], [state], simulations=1)  # the same root again: no second helping of noise
+    assert {int(f.action[0, k]): f.prior[0, k] for k in range(first, first + 7)} == noisy
+
+
+def test_without_reuse_every_search_starts_from_a_fresh_tree():
+    puct = PUCT(C4, HashPriors(None), games=1)
+    state = C4.new_initial_state()
+    puct.search([0], [state], simulations=50)
+    state.apply_action(3)
+    (result,) = puct.search([0], [state], simulations=10)
+    assert puct.forest.visits[0, 0] == 10 and result.visits.sum() == 9
 
 
 def test_dirichlet_noise_mixes_the_root_priors_and_repeats_from_a_seed():
