@@ -147,7 +147,7 @@ def simulate(g, tree, root_state, params, settings, rng, s, legal, scores, path,
     use_amaf = settings[USE_AMAF] == 1
     s[:] = root_state
     node = tree.meta[ROOT]
-    ref = node
+    ref0 = ref1 = node  # per player, its GRAVE reference node: each player has its own Ref
     depth = 0
     n_moves = 0
     path[0] = node
@@ -157,17 +157,21 @@ def simulate(g, tree, root_state, params, settings, rng, s, legal, scores, path,
                 break
             if not expand(g, tree, node, s, legal, use_amaf):
                 break
+        # [SA-MCTS eq. 2] each player's reference: the deepest node on the path with at least that
+        # player's Ref visits (else the root), whoever moves there
+        if tree.visits[node] >= params[0, REF]:
+            ref0 = node
+        if tree.visits[node] >= params[1, REF]:
+            ref1 = node
         mover = g.to_move(s)
         p = params[mover]
-        if tree.visits[node] >= p[REF]:
-            ref = node  # the deepest node on the path with at least Ref visits (else the root)
         if tree.visits[node] < p[T]:
             first = tree.first_child[node]
             n = tree.n_children[node]
             actions = tree.action[first : first + n]
             c = first + policy_index(tree.mast_value, tree.mast_visits, mover, actions, n, p[EPSILON], use_mast, rng)
         else:
-            c = select_child(tree, node, ref, mover, p, formula, use_amaf, scores, rng)
+            c = select_child(tree, node, ref0 if mover == 0 else ref1, mover, p, formula, use_amaf, scores, rng)
         g.apply(s, tree.action[c])
         moves[n_moves] = tree.action[c]
         players[n_moves] = mover

@@ -9,7 +9,7 @@ import pytest
 import games
 import search
 from games.rng import make_rng
-from search.mcts import ALPHADDA, MCTS, UCB1, select_child
+from search.mcts import ALPHADDA, MCTS, REF, UCB1, K, select_child
 from search.minimax import evaluation, negamax
 from search.tree import new_tree, root_statistics
 
@@ -74,6 +74,21 @@ def test_grave_beta_mixes_amaf_as_eq_3():
     assert choose(tree, params(k=math.inf), UCB1, use_amaf=True).argmax() == 1  # K = inf: AMAF only
     # the AMAF of the other player does not count
     assert choose(tree, params(k=math.inf), UCB1, use_amaf=True, mover=1).argmax() == 0
+
+
+def test_each_player_keeps_its_own_grave_reference_node():
+    # [SA-MCTS eq. 2] each player takes AMAF from the deepest ancestor with at least its own Ref visits.
+    # Player 0 uses AMAF alone (K = inf) from the root (Ref = inf); player 1 ignores AMAF (K = 0), so
+    # its Ref must change nothing, while player 0's own Ref must change the search.
+    def root_visits(ref0, ref1):
+        m = MCTS(C4, params(c=0.2, eps=0.4, k=0.0), [1, UCB1, 1, 1], make_rng(0))
+        m.params[0, K], m.params[0, REF], m.params[1, REF] = math.inf, ref0, ref1
+        return m.search(play([3, 3, 2, 4]), simulations=3000).visits
+
+    reference = root_visits(math.inf, math.inf)
+    for ref1 in (0.0, 50.0, 500.0):
+        assert np.array_equal(root_visits(math.inf, ref1), reference)
+    assert not np.array_equal(root_visits(50.0, math.inf), reference)
 
 
 def test_vo_band_chooses_uniformly_among_moves_within_vo():
