@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from games.jit import kernel
-from games.rng import randint, uniform
+from games.rng import next_u64, randint, uniform
 from search.tree import FREE_NODE, FREE_ROW, FULL, ROOT, child, clear, copy_subtree, new_tree, root_statistics
 from tuner.strategies import Strategy
 from tuner.strategies import choose as tuner_choose
@@ -337,13 +337,14 @@ class MCTS:
         self._spare = new_tree(actions, nodes, amaf_rows)
 
     def reset(self):
-        """Forget the tree, the MAST statistics and what the tuners learnt (a new game)."""
+        """Forget the tree, the MAST statistics and what the tuners learnt (a new game, whose tuners
+        start from new random points: CMA-ES draws its x0 afresh [SA-MCTS VI-A])."""
         clear(self.tree)
         self._root_history = None
         self._batches = None
-        if self.tuners is not None:
+        if self.tuners is not None:  # seeded from the search's stream: a game reseeded alone replays alone
             for tuner in self.tuners:
-                tuner.reset()
+                tuner.reset(seed=int(next_u64(self.rng)))
 
     def search(self, state, *, simulations: int | None = None, seconds: float | None = None) -> SearchResult:
         """Search from `state` for a number of simulations or of seconds (at least one simulation).

@@ -51,7 +51,7 @@ def test_when_pycma_stops_the_mean_is_scored_once_and_the_best_point_is_played_a
     assert strategy.recommend().tolist() == best.tolist()
 
 
-def test_seeded_runs_repeat_exactly_and_reset_starts_over():
+def test_seeded_runs_repeat_exactly_and_each_game_starts_from_a_new_random_point():
     def run(strategy):
         rng = np.random.default_rng(3)
         points = []
@@ -64,8 +64,31 @@ def test_seeded_runs_repeat_exactly_and_reset_starts_over():
     a = CMAES(unit_square(), seed=7)
     first = run(a)
     assert first == run(CMAES(unit_square(), seed=7)) and first != run(CMAES(unit_square(), seed=8))
-    a.reset()
+    # [SA-MCTS VI-A] x0 is a random point for every game: a reset without a seed starts elsewhere
+    starts = []
+    for _ in range(5):
+        a.reset()
+        starts.append(np.array(a.es.mean))
+        run(a)
+    assert min(np.linalg.norm(p - q) for i, p in enumerate(starts) for q in starts[:i]) > 1e-3
+    a.reset(seed=7)  # a reset with a seed replays that seed's game alone
     assert run(a) == first
+
+
+def test_every_game_of_a_cmaes_agent_starts_afresh_and_a_reseeded_game_replays():
+    game = games.load("connect4")
+    agent = search.make_agent(game, "sp:simulations=300,tuner=cmaes", seed=4)
+    state = game.new_initial_state()
+
+    def start_and_move(seed=None):
+        agent.new_game(seed)
+        start = np.array(agent.search.tuners[0].es.mean)
+        return start, agent.select_action(state), agent.last_search.visits.tolist()
+
+    games_ = [start_and_move() for _ in range(4)]
+    assert len({tuple(s.round(9)) for s, _, _ in games_}) == 4  # four games, four start points
+    a, b = start_and_move(11), start_and_move(11)
+    assert np.array_equal(a[0], b[0]) and a[1:] == b[1:]
 
 
 def test_make_strategy_names_every_strategy_and_values_maps_points():

@@ -40,13 +40,15 @@ class CMAES:
     def __init__(self, space: Space, seed: int, sigma: float = 0.3, penalty: float = 100.0, popsize: int | None = None):
         if not sigma > 0:
             raise ValueError(f"cmaes: sigma must be positive, got {sigma}")
-        self.space, self.seed = space, seed
+        self.space = space
         self.sigma, self.penalty, self.popsize = sigma, penalty, popsize
-        self.reset()
+        self.reset(seed)
 
-    def reset(self) -> None:
-        """Start afresh: a new x0, a new distribution, nothing evaluated (a new game, for on-line tuning)."""
-        self._random = np.random.default_rng(self.seed)
+    def reset(self, seed: int | None = None) -> None:
+        """Start afresh from a new random x0 (a new game, for on-line tuning): drawn from `seed` if
+        given, so that a game replays alone, else from where the last game's stream stopped."""
+        if seed is not None:
+            self._random = np.random.default_rng(seed)
         options = {
             **_NO_FITNESS_STOPS,
             "randn": lambda *shape: self._random.standard_normal(shape),  # never numpy's global generator

@@ -36,8 +36,8 @@ class AllocationStrategy(Protocol):
     def values(self, x) -> list[float]:
         """The parameter values of point x."""
 
-    def reset(self) -> None:
-        """Forget everything learnt (a new game, for on-line tuning)."""
+    def reset(self, seed: int | None = None) -> None:
+        """Forget everything learnt (a new game, for on-line tuning); `seed`, if given, reseeds."""
 
     def report(self) -> dict:
         """What the strategy did so far, for people."""
@@ -91,12 +91,14 @@ class Strategy:
             raise ValueError(f"unknown strategy {kind!r}; known: {', '.join(COMPILED)}")
         self.space, self.kind, self.entry = space, kind, REGISTRY[kind]
         self.settings = check_settings(kind, settings)
-        self.rng = make_rng(seed)
-        self.reset()
+        self.reset(seed)
         self._x = np.zeros(len(space), dtype=np.int64)
 
-    def reset(self) -> None:
-        """Forget everything learnt (a new game, for on-line tuning)."""
+    def reset(self, seed: int | None = None) -> None:
+        """Forget everything learnt (a new game, for on-line tuning); `seed`, if given, reseeds `rng`
+        (ask and tell's stream: inside a search, the search's own stream is used)."""
+        if seed is not None:
+            self.rng = make_rng(seed)
         self.compiled, self.arrays = self.entry.make_state(self.space, self.settings)
 
     @property
