@@ -5,6 +5,7 @@ import pytest
 from numba import njit
 
 from tuner.strategies import COMPILED, NAMES, Param, Space, Strategy, choose, sa_mcts_space, update
+from tuner.strategies._ntbea import score as ntbea_score
 
 ADAPTIVE = ["nmc", "ea", "ntbea"]
 
@@ -76,16 +77,46 @@ def test_grid_is_a_round_robin_and_random_is_uniform():
     assert len(counts) == 125 and counts.min() > 120 and counts.max() < 290
 
 
-def test_ntbea_full_tuple_solves_an_interaction_that_per_parameter_choice_misses():
+def test_ntbea_full_tuple_models_an_interaction_that_per_parameter_values_miss():
+    # NTBEA's landscape model [SA-MCTS Alg. 4] averages the UCB of a point's 1-tuples and its d-tuple
     space, mean, best = interaction()
     ntbea = Strategy(space, "ntbea", seed=4)
-    run(ntbea, mean, 4000)
-    assert ntbea.recommend().tolist() == best
-    # choosing each parameter by its own average reward (the 1-tuples alone) picks (3, 3)
-    uniform = Strategy(space, "random", seed=4)
-    run(uniform, mean, 4000)
-    means = uniform.arrays["value_s"] / np.maximum(uniform.arrays["value_n"], 1)
-    assert means.argmax(axis=1).tolist() == [3, 3]
+    rng = np.random.default_rng(4)
+    for _ in range(4000):  # uniformly random points, so that every tuple is well sampled
+        x = rng.integers(0, 4, size=2)
+        ntbea.tell(x, float(rng.random() < mean(x)))
+    value_means = ntbea.arrays["value_s"] / ntbea.arrays["value_n"]
+    assert value_means.argmax(axis=1).tolist() == [3, 3]  # the 1-tuples alone pick (3, 3)
+    width = 0.2 * np.sqrt(np.log(4000))
+    model = {x: ntbea_score(ntbea.compiled, np.array(x), width) for x in [(0, 0), (3, 3), (1, 2)]}
+    assert model[(0, 0)] > model[(3, 3)] > model[(1, 2)]  # with the pair's own tuple, (0, 0) is best
+    by_hand = np.mean([value_means[0, 3] + width / np.sqrt(ntbea.arrays["value_n"][0, 3]),
+                       value_means[1, 3] + width / np.sqrt(ntbea.arrays["value_n"][1, 3]),
+                       ntbea.arrays["combo_s"][15] / ntbea.arrays["combo_n"][15]
+                       + width / np.sqrt(ntbea.arrays["combo_n"][15])])  # fmt: skip
+    assert model[(3, 3)] == pytest.approx(by_hand)
+    assert ntbea_score(Strategy(space, "ntbea", seed=0).compiled, np.array([1, 1]), width) == 0.0  # nothing seen
+
+
+def test_ntbea_concentrates_on_the_best_values_of_a_large_space():
+    # [SA-MCTS Alg. 4] a point's model value averages its sampled tuples only: an unseen combination
+    # is no better than a seen one, so NTBEA climbs instead of walking to every new combination
+    space = Space([Param(f"p{i}", tuple(range(6)), 0.0, 5.0, 0.0) for i in range(6)])  # 46,656 combinations
+    best = np.array([4, 1, 5, 2, 0, 3])
+    chosen = np.array(run(Strategy(space, "ntbea", seed=0), lambda x: 0.2 + 0.1 * (np.array(x) == best).sum(), 4000))
+    shares = (chosen == best).mean(axis=0)
+    assert shares.mean() > 2 / 6  # uniform: 1 / 6 per parameter
+
+
+def test_nmc_tries_unsampled_values_first_with_ties_at_random():
+    space = Space([Param(f"p{i}", tuple(range(5)), 0.0, 4.0, 0.0) for i in range(2)])
+    firsts = [Strategy(space, "nmc", seed=seed).ask().tolist() for seed in range(300)]
+    counts = np.bincount([x for pair in firsts for x in pair], minlength=5)
+    assert counts.min() > 80  # 120 each when uniform: the first sample is not always value 0
+    explorer = Strategy(space, "nmc", seed=1, eps0=1.0)  # every step explores by the per-value bandits
+    chosen = run(explorer, lambda x: 0.5, 5)
+    for i in range(2):
+        assert sorted(x[i] for x in chosen) == [0, 1, 2, 3, 4]  # five steps: each value once
 
 
 @pytest.mark.parametrize("kind", sorted(COMPILED))

@@ -192,7 +192,7 @@ def ucb_value(st, i, rng, width):
     """UCB1 over the values of parameter i, width = C sqrt(ln N) (unsampled values first, ties at random)."""
     best, pick, ties = -1.0, 0, 0
     for v in range(st.sizes[i]):
-        score = st.value_m[i, v] + width * st.value_r[i, v]
+        score = np.inf if st.value_n[i, v] == 0.0 else st.value_m[i, v] + width * st.value_r[i, v]
         if score > best:
             best, pick, ties = score, v, 1
         elif score == best:

@@ -75,17 +75,20 @@ def make_state(space, settings) -> tuple:
 
 @kernel(inline="always")
 def score(st, x, width):
-    """Model UCB of x: the mean over its 1-tuples and its d-tuple of mean + C sqrt(ln N / n),
-    width = C sqrt(ln N); a tuple never sampled scores infinity (explored first)."""
+    """Model UCB of x [SA-MCTS Alg. 4, UCBVALUE]: the mean, over its 1-tuples and its d-tuple that were
+    sampled, of mean + C sqrt(ln N / n), width = C sqrt(ln N); 0 if none was sampled."""
     d = x.shape[0]
-    total = 0.0
+    total, count = 0.0, 0
     for i in range(d):
-        total += st.value_m[i, x[i]] + width * st.value_r[i, x[i]]
+        if st.value_n[i, x[i]] > 0.0:
+            total += st.value_m[i, x[i]] + width * st.value_r[i, x[i]]
+            count += 1
     if d > 1:
         c = code(st, x)
-        total += st.combo_m[c] + width * st.combo_r[c]
-        return total / (d + 1)
-    return total
+        if st.combo_n[c] > 0.0:
+            total += st.combo_m[c] + width * st.combo_r[c]
+            count += 1
+    return total / count if count > 0 else 0.0
 
 
 @kernel(inline="always")
@@ -102,7 +105,7 @@ def update(st, x, reward, rng):
 
     x itself serves as scratch for the neighbours once its reward is recorded."""
     record_ucb(st, x, reward)
-    width = st.c * math.sqrt(math.log(st.total + 1.0))
+    width = st.c * math.sqrt(math.log(st.total))  # every tuple's table holds N = total samples
     d = x.shape[0]
     best = -np.inf
     for _ in range(st.neighbours):
