@@ -68,6 +68,36 @@ def test_lsi_finds_the_best_pair_and_commits_to_it_after_its_budget():
     assert len(set(chosen[-1500:])) == 1 and list(chosen[-1]) == strategy.recommend().tolist() == best
 
 
+@njit(error_model="numpy")
+def lsi_progress(st):
+    """LSI's phase, candidates in the race and evaluation budget, read from its compiled state."""
+    return st.phase, st.alive, st.evaluation
+
+
+@pytest.mark.parametrize("params, budget", [(2, 4000), (4, 17000), (6, 10000)])
+def test_lsi_follows_algorithm_2_within_its_budget(params, budget):
+    space = sa_mcts_space(["C", "eps", "K", "Ref", "VO", "T"][:params])
+    strategy = Strategy(space, "lsi", seed=params, budget=budget)
+    rng = np.random.default_rng(params)
+    alive_by_step, steps = [], 0
+    while not strategy.finished:
+        x = strategy.ask()
+        strategy.tell(x, float(rng.random() < 0.3 + 0.05 * x[0]))
+        steps += 1
+        phase, alive, evaluation = lsi_progress(strategy.compiled)
+        if phase == 1 and not alive_by_step:  # the candidates were just drawn: a set, no duplicates
+            drawn = strategy.arrays["candidates"][:alive]
+            assert len(np.unique(drawn, axis=0)) == alive and all(space.is_legal(c) for c in drawn)
+            assert evaluation == budget - steps and steps == np.ceil(0.75 * budget)
+        if phase >= 1:
+            alive_by_step.append(alive if phase == 1 else 1)
+    assert steps <= budget  # never more samples than its budget
+    sizes = list(dict.fromkeys(alive_by_step))  # the candidates of each round, in order
+    assert all(b == (a + 1) // 2 for a, b in zip(sizes, sizes[1:])) and sizes[-1] == 1  # ceil(|C_i| / 2)
+    k = sizes[0]
+    assert k * np.ceil(np.log2(k)) <= budget - np.ceil(0.75 * budget)
+
+
 def test_grid_is_a_round_robin_and_random_is_uniform():
     space, mean, _ = three_by_five()
     chosen = run(Strategy(space, "grid", seed=0), mean, 125 * 4)

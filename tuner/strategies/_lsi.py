@@ -2,10 +2,16 @@
 each parameter value (side information), draw k candidate combinations value by value in proportion
 to those rewards, then find the best candidate by sequential halving and play it for the rest.
 Settings of VI-A: 75% of the budget for generation, k = 20 candidates for two parameters and 2000
-for more. LSI needs its total budget of samples up front.
+for more. LSI needs its total budget of samples up front, and never spends more.
 
-The side information is gathered from uniformly random combinations, every value of each one
-credited: the same estimand as the paper's round robin over focus values, d times the samples.
+Where this differs from Alg. 2, and why:
+- the side information is gathered from uniformly random combinations, every value of each one
+  credited: the same estimand as the paper's round robin over focus values, d times the samples;
+- k is capped so that every round of sequential halving gives each candidate at least one sample
+  (k ceil(log2 k) <= N_e): with the paper's floor(N_e / (|C_i| ceil(log2 |C*|))) a larger k leaves
+  the first rounds without samples. The candidates form a set, as in the paper (k draws, duplicates
+  dropped), the better ceil(|C_i| / 2) go on, and a candidate's estimate averages all its
+  evaluation samples so far (equal counts within a round).
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from tuner.strategies._common import (
     INT2,
     STATS_FIELDS,
     StateType,
+    code,
     copy_into,
     get_row,
     move_best_to_front,
@@ -53,7 +60,7 @@ SETTINGS = (
     Setting(
         "candidates",
         None,
-        "lsi: candidates k (20 for two parameters, else 2000), at most half the evaluation budget",
+        "lsi: candidates k (20 for two parameters, else 2000), capped so that k ceil(log2 k) <= the evaluation budget",
         low=2,
         integer=True,
         key="lsi_candidates",
@@ -70,10 +77,13 @@ class LSIState(StateType):
 FIELDS = STATS_FIELDS + [
     ("budget", types.float64),  # N, samples in all
     ("generation", types.float64),  # share of N for side information
+    ("evaluation", types.float64),  # N_e, the samples left for sequential halving
+    ("rounds", types.int64),  # ceil(log2 |C*|)
     ("k", types.int64),  # candidates
     ("phase", types.int64),  # GENERATE, EVALUATE or DONE
     ("candidates", INT2),  # [k, d]
-    ("sums", FLOAT1),  # [k] the candidates' reward sums in this round
+    ("sums", FLOAT1),  # [k] the candidates' evaluation reward sums
+    ("codes", INT1),  # [k] the candidates' combination codes (to keep the set free of duplicates)
     ("alive", types.int64),  # candidates still in the race
     ("round", types.int64),  # rounds of halving completed
     ("left", types.int64),  # samples left in this round for the current candidate
@@ -84,10 +94,11 @@ FIELDS = STATS_FIELDS + [
 
 @kernel
 def new_state(state_type, sizes, rules, value_n, value_s, combo_n, combo_s, budget, generation, k, candidates, sums,
-              winner):  # fmt: skip
+              codes, winner):  # fmt: skip
     st = structref.new(state_type)
     set_stats(st, sizes, rules, value_n, value_s, combo_n, combo_s)
     st.budget, st.generation, st.k, st.candidates, st.sums, st.winner = budget, generation, k, candidates, sums, winner
+    st.codes, st.evaluation, st.rounds = codes, 0.0, 0
     st.phase, st.alive, st.round, st.left, st.index = GENERATE, 0, 0, 0, 0
     return st
 
@@ -95,14 +106,14 @@ def new_state(state_type, sizes, rules, value_n, value_s, combo_n, combo_s, budg
 def make_state(space, settings) -> tuple:
     budget, generation = settings["budget"], settings["generation"]
     k = settings["candidates"] or (20 if len(space) <= 2 else 2000)
-    # sequential halving samples each of k candidates at least once per round, 2k in all:
-    # keep k within half the evaluation budget so that LSI ends within its budget
-    k = int(max(2, min(k, budget * (1 - generation) // 2)))
+    evaluation = budget - math.ceil(budget * generation)
+    while k > 2 and k * math.ceil(math.log2(k)) > evaluation:  # at least one sample per candidate and round
+        k -= 1
     arrays = stats_arrays(space)
     arrays.update(candidates=np.zeros((k, len(space)), dtype=np.int64), sums=np.zeros(k),
-                  winner=np.zeros(len(space), dtype=np.int64))  # fmt: skip
+                  codes=np.zeros(k, dtype=np.int64), winner=np.zeros(len(space), dtype=np.int64))  # fmt: skip
     st = new_state(LSIState(FIELDS), *stats_args(arrays), float(budget), float(generation), k,
-                   arrays["candidates"], arrays["sums"], arrays["winner"])  # fmt: skip
+                   arrays["candidates"], arrays["sums"], arrays["codes"], arrays["winner"])  # fmt: skip
     return st, arrays
 
 
@@ -118,10 +129,8 @@ def choose(st, rng, x):
 
 @kernel(inline="always")
 def round_budget(st):
-    """Samples per candidate in the current round of sequential halving (at least one)."""
-    rounds = max(1, np.int64(math.ceil(math.log2(max(2, st.k)))))
-    evaluation = st.budget * (1.0 - st.generation)
-    return max(1, np.int64(evaluation / (st.alive * rounds)))
+    """Samples per candidate in the current round: floor(N_e / (|C_i| ceil(log2 |C*|))), at least one."""
+    return max(1, np.int64(st.evaluation / (st.alive * st.rounds)))
 
 
 @kernel(inline="always")
@@ -141,10 +150,11 @@ def update(st, x, reward, rng):
 
 @kernel(inline="always")
 def draw_candidates(st, cand, rng):
-    """End of the side-information phase: draw the k candidates, value by value in proportion to
-    each value's mean reward (0.5 while unsampled), and start sequential halving. cand is scratch."""
-    k = min(st.k, st.candidates.shape[0])
-    for j in range(k):
+    """End of the side-information phase: draw k combinations, value by value in proportion to each
+    value's mean reward (0.5 while unsampled), keep the distinct ones, and start sequential halving.
+    cand is scratch."""
+    alive = 0
+    for _ in range(st.candidates.shape[0]):
         for i in range(cand.shape[0]):
             weights_total = 0.0
             for v in range(st.sizes[i]):
@@ -160,20 +170,31 @@ def draw_candidates(st, cand, rng):
                     cand[i] = v
                     picked = True
         make_legal(cand, st.rules)
-        set_row(st.candidates, j, cand)
+        c = code(st, cand)
+        new = True
+        for j in range(alive):
+            if st.codes[j] == c:
+                new = False
+        if new:
+            set_row(st.candidates, alive, cand)
+            st.codes[alive] = c
+            alive += 1
     for j in range(st.sums.shape[0]):
         st.sums[j] = 0.0
-    st.phase, st.alive, st.round, st.index = EVALUATE, k, 0, 0
+    st.evaluation = st.budget - st.total
+    st.rounds = np.int64(math.ceil(math.log2(alive))) if alive > 1 else 1
+    st.phase, st.alive, st.round, st.index = EVALUATE, alive, 0, 0
     st.left = round_budget(st)
+    if alive == 1:
+        get_row(st.candidates, 0, st.winner)
+        st.phase = DONE
 
 
 @kernel(inline="always")
 def halve(st):
-    """End of a round of sequential halving: keep the better half by this round's rewards; one left wins."""
-    keep = max(1, st.alive // 2)
+    """End of a round of sequential halving: the better ceil(|C_i| / 2) by mean reward go on; one left wins."""
+    keep = (st.alive + 1) // 2
     move_best_to_front(st.candidates, st.sums, st.alive, keep)
-    for j in range(st.sums.shape[0]):
-        st.sums[j] = 0.0
     st.alive, st.round, st.index = keep, st.round + 1, 0
     st.left = round_budget(st)
     if keep == 1:
