@@ -274,3 +274,35 @@ def test_tune_key_errors():
         search.make_agent(game, "sp:tuner=nmc,tune=K+Ref")
     with pytest.raises(ValueError, match="expected one of none, random, grid, nmc, ea, ntbea, lsi, cmaes"):
         search.make_agent(game, "sp:tuner=bayes")
+
+
+def win_in_one():
+    """Connect4, player 0 to move with three in column 3: playing 3 wins."""
+    game = games.load("connect4")
+    state = game.new_initial_state()
+    for a in [3, 0, 3, 0, 3, 1]:
+        state.apply_action(a)
+    return game, state
+
+
+def test_each_tuner_learns_its_own_players_rewards():
+    game, state = win_in_one()
+    agent = search.make_agent(game, "sp:simulations=2000,tuner=random,tune=C+eps", seed=0)
+    agent.select_action(state)
+    mean = [t.arrays["combo_s"].sum() / t.arrays["combo_n"].sum() for t in agent.search.tuners]
+    assert mean[0] > 0.9 and mean[1] < 0.1  # the simulations mostly end in player 0's win
+
+
+@pytest.mark.parametrize("kind", ADAPTIVE)
+def test_tuned_agents_shift_toward_the_better_values(kind):
+    # with a win in one at the root, a small C keeps choosing it (reward 1 for player 0) and a large C
+    # keeps trying the other moves: player 0's tuner must sample the small values of C more
+    game, state = win_in_one()
+    agent = search.make_agent(game, f"sp:simulations=3000,tuner={kind},tune=C", seed=1)
+    agent.select_action(state)
+    counts = agent.search.tuners[0].samples_per_value()["C"]  # C = 0.1, 0.2, ..., 0.9
+    assert sum(counts[:3]) > 2 * sum(counts[-3:])
+    uniform = search.make_agent(game, "sp:simulations=3000,tuner=random,tune=C", seed=1)
+    uniform.select_action(state)
+    counts = uniform.search.tuners[0].samples_per_value()["C"]
+    assert sum(counts[:3]) < 1.3 * sum(counts[-3:])  # without a strategy, no shift
