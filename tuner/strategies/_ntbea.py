@@ -101,21 +101,25 @@ def choose(st, rng, x):
 
 @kernel(inline="always")
 def update(st, x, reward, rng):
-    """Learn x's reward, then move to the neighbour of the current point with the best model UCB.
-
-    x itself serves as scratch for the neighbours once its reward is recorded."""
+    """Learn x's reward, then move to the neighbour of the current point with the best model UCB
+    (ties at random). x itself serves as scratch for the neighbours once its reward is recorded."""
     record_ucb(st, x, reward)
     width = st.c * math.sqrt(math.log(st.total))  # every tuple's table holds N = total samples
+    sizes, rules, current, candidate = st.sizes, st.rules, st.current, st.candidate
     d = x.shape[0]
-    best = -np.inf
+    best, ties = -np.inf, 0
     for _ in range(st.neighbours):
-        copy_into(st.current, x)
+        copy_into(current, x)
         i = randint(rng, d)
-        if st.sizes[i] > 1:
-            x[i] = (x[i] + 1 + randint(rng, st.sizes[i] - 1)) % st.sizes[i]
-        make_legal(x, st.rules)
+        if sizes[i] > 1:
+            x[i] = (x[i] + 1 + randint(rng, sizes[i] - 1)) % sizes[i]
+        make_legal(x, rules)
         s = score(st, x, width)
-        if s > best or (s == best and randint(rng, 2) == 0):
-            best = s
-            copy_into(x, st.candidate)
-    copy_into(st.candidate, st.current)
+        if s > best:
+            best, ties = s, 1
+            copy_into(x, candidate)
+        elif s == best:
+            ties += 1
+            if randint(rng, ties) == 0:
+                copy_into(x, candidate)
+    copy_into(candidate, current)
