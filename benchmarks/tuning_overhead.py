@@ -1,18 +1,20 @@
-"""What on-line tuning costs: tuned SP/AP against the same agent with fixed parameters.
+"""What on-line tuning costs: each allocation strategy's own cost, isolated, then tuned searches.
 
-Two figures per strategy, game and number of tuned parameters (2: SP C+eps, 4: AP C+eps+K+Ref,
-6: AP all), on one core:
-- `ratio`: simulations/s tuned / fixed, medians over interleaved rounds. The tuned parameter values
-  themselves change what a simulation costs (a high epsilon makes cheaper playouts), so this mixes
-  the tuner's cost with the effect of the values it picks;
-- `overhead`: the tuner's own cost, isolated: ns for one choose+update per player (two per
-  simulation) in a compiled loop, as a percentage of a fixed-parameter simulation. For CMA-ES
-  (pycma, in Python) it is the cost of one generation's ask+tell divided by the population.
+First, the isolated figure (the one SA-MCTS's target is about): ns per choose+update of one player's
+tuner in a compiled loop, over a game's worth of steps from a fresh state (the reset that starts a
+game included), as a share of one fixed-parameter simulation on Othello and on Connect4 (two steps,
+one per player, per simulation), for 2 (SP: C, eps), 4 (AP: C, eps, K, Ref) and 6 (AP: all)
+tuned parameters. For CMA-ES (pycma, in Python) a step is a generation's ask+tell over its population.
 
-    .venv/bin/python -m benchmarks.tuning_overhead [--simulations 3000] [--rounds 5] [--seed 0] [--json out.json]
+Second, simulations/s of tuned against fixed searches (medians over interleaved rounds): this mixes
+the tuner's cost with the effect of the values it picks (a high epsilon makes cheaper playouts).
+
+    .venv/bin/python -m benchmarks.tuning_overhead [--simulations 3000] [--rounds 5] [--steps 20000]
+        [--seed 0] [--json out.json] [--isolated-only]
 """
 
 import argparse
+import json
 import statistics
 import time
 
@@ -27,6 +29,7 @@ from tuner.strategies import choose, update
 
 STRATEGIES = ["nmc", "lsi", "ea", "ntbea", "cmaes", "grid", "random"]
 SETUPS = [("sp", "C+eps"), ("ap", "C+eps+K+Ref"), ("ap", "all")]
+GAMES = ("othello", "connect4")
 
 
 @njit(nogil=True, error_model="numpy")  # as every kernel (games.jit)
@@ -38,16 +41,15 @@ def tuner_steps(state, rng, n, rewards):
         update(state, x, rewards[i % rewards.shape[0]], rng)
 
 
-def tuner_cost(tuner, rounds, rewards, steps=20000):
-    """Median ns per choose+update (per point for CMA-ES) of a fresh tuner, over `rounds` runs."""
+def tuner_cost(tuner, rounds, rewards, steps):
+    """Median ns per choose+update (per point for CMA-ES) over `rounds` games of `steps` steps each,
+    each game's reset included."""
     per_step = []
-    if tuner.kind == "cmaes":
-        steps = 2000
-    else:
+    if tuner.kind != "cmaes":
         tuner_steps(tuner.compiled, make_rng(1), 10, rewards)  # compile
-    for _ in range(rounds):
-        tuner.reset()
+    for r in range(rounds):
         t0 = time.perf_counter()
+        tuner.reset(seed=r)
         if tuner.kind == "cmaes":
             done = 0
             while done < steps:
@@ -55,7 +57,7 @@ def tuner_cost(tuner, rounds, rewards, steps=20000):
                 tuner.tell_generation(rewards[done % 4000 : done % 4000 + len(points)])
                 done += len(points)
         else:
-            tuner_steps(tuner.compiled, make_rng(1), steps, rewards)
+            tuner_steps(tuner.compiled, make_rng(r), steps, rewards)
         per_step.append((time.perf_counter() - t0) / steps * 1e9)
     return statistics.median(per_step)
 
@@ -69,42 +71,64 @@ def rate(agent, state):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--simulations", type=int, default=3000, help="simulations per timed search")
-    parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds; medians are reported")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds per figure; medians are reported")
+    parser.add_argument("--steps", type=int, default=20000, help="tuner steps per game (isolated figure)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--json")
+    parser.add_argument("--json", help="write every figure, with the environment, to this file")
+    parser.add_argument("--isolated-only", action="store_true", help="skip the tuned-search figures")
     args = parser.parse_args()
-    rows = []
-    print(f"{'game':<10}{'agent':<6}{'tuned':<13}{'strategy':<9}{'fixed sims/s':>13}{'tuned sims/s':>13}"
-          f"{'ratio':>7}{'tuner ns':>10}{'overhead':>10}")  # fmt: skip
     rewards = (np.random.default_rng(args.seed).random(4096) < 0.5).astype(np.float64)
-    for name in ("connect4", "othello"):
+    fixed = {}  # (game, agent) -> fixed-parameter simulations/s
+    for name in GAMES:
         game = games.load(name)
-        state = game.new_initial_state()
-        for agent_name, tune in SETUPS:
-            fixed_spec = f"{agent_name}:simulations={args.simulations}"
-            fixed = search.make_agent(game, fixed_spec, seed=args.seed)
-            rate(fixed, state)
-            for strategy in STRATEGIES:
-                spec = f"{fixed_spec},tuner={strategy},tune={tune}"
-                tuned = search.make_agent(game, spec, seed=args.seed)
-                rate(tuned, state)  # compile
-                pairs = [(rate(fixed, state), rate(tuned, state)) for _ in range(args.rounds)]
-                f = statistics.median(p[0] for p in pairs)
-                t = statistics.median(p[1] for p in pairs)
-                ratio = statistics.median(p[1] / p[0] for p in pairs)
-                ns = tuner_cost(tuned.search.tuners[0], args.rounds, rewards)
-                overhead = 2 * ns * 1e-9 * f  # two players' steps per simulation, against a fixed simulation
-                row = {"game": name, "agent": agent_name, "tuned": tune, "strategy": strategy, "fixed": f}
-                rows.append({**row, "tuned_rate": t, "ratio": ratio, "tuner_ns": ns, "overhead": overhead})
-                print(f"{name:<10}{agent_name:<6}{tune:<13}{strategy:<9}{f:>13,.0f}{t:>13,.0f}{ratio:>7.2f}"
-                      f"{ns:>10.0f}{overhead:>9.1%}")  # fmt: skip
+        for agent_name in dict(SETUPS):
+            agent = search.make_agent(game, f"{agent_name}:simulations={args.simulations}", seed=args.seed)
+            rate(agent, game.new_initial_state())  # compile
+            rates = [rate(agent, game.new_initial_state()) for _ in range(args.rounds)]
+            fixed[name, agent_name] = statistics.median(rates)
+
+    print(f"Isolated cost of a tuner step ({args.steps} steps a game, reset included), against a fixed simulation")
+    print(f"{'params':<8}{'strategy':<9}{'tuner ns':>10}" + "".join(f"{g:>10}" for g in GAMES))
+    isolated = []
+    for agent_name, tune in SETUPS:
+        game = games.load("connect4")
+        for strategy in STRATEGIES:
+            agent = search.make_agent(game, f"{agent_name}:tuner={strategy},tune={tune}", seed=args.seed)
+            ns = tuner_cost(agent.search.tuners[0], args.rounds, rewards, args.steps)
+            shares = {g: 2 * ns * 1e-9 * fixed[g, agent_name] for g in GAMES}  # two players' steps a simulation
+            d = len(agent.search.tuners[0].space)
+            isolated.append({"params": d, "agent": agent_name, "strategy": strategy, "tuner_ns": ns,
+                             **{f"overhead_{g}": s for g, s in shares.items()}})  # fmt: skip
+            print(f"{d:<8}{strategy:<9}{ns:>10.0f}" + "".join(f"{shares[g]:>10.1%}" for g in GAMES), flush=True)
+
+    tuned_rows = []
+    if not args.isolated_only:
+        print(f"\nTuned searches against fixed ones, {args.simulations} simulations from the start position")
+        print(
+            f"{'game':<10}{'agent':<6}{'tuned':<13}{'strategy':<9}{'fixed sims/s':>13}{'tuned sims/s':>13}{'ratio':>7}"
+        )
+        for name in GAMES:
+            game = games.load(name)
+            state = game.new_initial_state()
+            for agent_name, tune in SETUPS:
+                fixed_spec = f"{agent_name}:simulations={args.simulations}"
+                plain = search.make_agent(game, fixed_spec, seed=args.seed)
+                for strategy in STRATEGIES:
+                    tuned = search.make_agent(game, f"{fixed_spec},tuner={strategy},tune={tune}", seed=args.seed)
+                    rate(tuned, state)  # compile
+                    pairs = [(rate(plain, state), rate(tuned, state)) for _ in range(args.rounds)]
+                    f, t = statistics.median(p[0] for p in pairs), statistics.median(p[1] for p in pairs)
+                    ratio = statistics.median(p[1] / p[0] for p in pairs)
+                    tuned_rows.append({"game": name, "agent": agent_name, "tuned": tune, "strategy": strategy,
+                                       "fixed": f, "tuned_rate": t, "ratio": ratio})  # fmt: skip
+                    print(f"{name:<10}{agent_name:<6}{tune:<13}{strategy:<9}{f:>13,.0f}{t:>13,.0f}{ratio:>7.2f}")
     env = environment(args.seed)
     print(f"seed {args.seed}, commit {env['commit']}, numba {env['versions']['numba']}")
     if args.json:
-        import json
-
+        fixed_rows = [{"game": g, "agent": a, "simulations_per_s": r} for (g, a), r in fixed.items()]
         with open(args.json, "w") as f:
-            json.dump({"environment": env, "rows": rows}, f, indent=1)
+            json.dump({"environment": env, "args": vars(args), "fixed": fixed_rows, "isolated": isolated,
+                       "tuned": tuned_rows}, f, indent=1)  # fmt: skip
 
 
 if __name__ == "__main__":

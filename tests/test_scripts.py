@@ -15,7 +15,7 @@ SCRIPTS = [
     ("benchmarks.search", ["--quick", "--json", "{tmp}/out.json"]),
     ("benchmarks.evaluator", ["--quick", "--json", "{tmp}/out.json"]),
     ("benchmarks.forward", ["--games", "connect4", "--sizes", "small", "--rounds", "1", "--json", "{tmp}/out.json"]),
-    ("benchmarks.tuning_overhead", ["--simulations", "30", "--rounds", "1", "--json", "{tmp}/out.json"]),
+    ("benchmarks.tuning_overhead", ["--simulations", "30", "--rounds", "1", "--steps", "99", "--json", "{tmp}/o.json"]),
 ]
 
 
