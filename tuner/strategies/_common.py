@@ -27,17 +27,17 @@ STATS_FIELDS = [
     ("rules", INT2),  # [m, 4]     legality implications (Space.rules)
     ("value_n", FLOAT2),  # [d, V] samples per parameter value (the 1-tuples)
     ("value_s", FLOAT2),  # [d, V] reward sums per parameter value
-    ("combo_n", FLOAT1),  # [T]    samples per combination, T = prod(sizes) (the d-tuple)
-    ("combo_s", FLOAT1),  # [T]    reward sums per combination
+    # [T, 2] per combination (the d-tuple; T = prod(sizes)) its samples and reward sum, and [T, 4] with
+    # its mean and 1 / sqrt(samples) where UCB reads them: one row, one cache line, per lookup
+    ("combos", FLOAT2),
     ("total", types.int64),  # updates so far
 ]
 # The means and 1 / sqrt(n) that UCB reads, kept current by `record_ucb` (NMC and NTBEA only)
 UCB_FIELDS = [
     ("value_m", FLOAT2),  # [d, V] mean reward per value (0 while unsampled)
     ("value_r", FLOAT2),  # [d, V] 1 / sqrt(samples) per value (inf while unsampled)
-    ("combo_m", FLOAT1),  # [T]    mean reward per combination (0 while unsampled)
-    ("combo_r", FLOAT1),  # [T]    1 / sqrt(samples) per combination (inf while unsampled)
 ]
+N, S, M, R = range(4)  # the columns of `combos`: samples, reward sum, mean, 1 / sqrt(samples)
 
 
 class StateType(types.StructRef):
@@ -52,7 +52,8 @@ class CompiledState(structref.StructRefProxy):
 
 
 def stats_arrays(space: Space, ucb: bool = False) -> dict[str, np.ndarray]:
-    """Fresh statistics arrays for `space` (with the UCB caches if `ucb`), by field name."""
+    """Fresh statistics arrays for `space` (with the UCB caches if `ucb`), by field name; `combo_n`
+    and `combo_s` are views of the columns of `combos`, for people and tests."""
     d, width, total = len(space), int(space.sizes.max()), space.combinations()
     if total > 1 << 24:
         raise ValueError(f"the space has {total} combinations; at most {1 << 24} are supported")
@@ -61,43 +62,31 @@ def stats_arrays(space: Space, ucb: bool = False) -> dict[str, np.ndarray]:
         "rules": space.rules.copy(),
         "value_n": np.zeros((d, width)),
         "value_s": np.zeros((d, width)),
-        "combo_n": np.zeros(total),
-        "combo_s": np.zeros(total),
+        "combos": np.zeros((total, 4 if ucb else 2)),
     }
+    arrays.update(combo_n=arrays["combos"][:, N], combo_s=arrays["combos"][:, S])
     if ucb:
-        arrays.update(
-            value_m=np.zeros((d, width)),
-            value_r=np.full((d, width), np.inf),
-            combo_m=np.zeros(total),
-            combo_r=np.full(total, np.inf),
-        )
+        arrays.update(value_m=np.zeros((d, width)), value_r=np.full((d, width), np.inf))
     return arrays
 
 
 def stats_args(arrays: dict, ucb: bool = False) -> tuple:
     """The statistics arrays in the order the constructors (`set_stats`, then `set_ucb`) take them."""
-    names = ("sizes", "rules", "value_n", "value_s", "combo_n", "combo_s")
-    names += ("value_m", "value_r", "combo_m", "combo_r") if ucb else ()
+    names = ("sizes", "rules", "value_n", "value_s", "combos")
+    names += ("value_m", "value_r") if ucb else ()
     return tuple(arrays[n] for n in names)
 
 
 @kernel(inline="always")
-def set_stats(st, sizes, rules, value_n, value_s, combo_n, combo_s):
+def set_stats(st, sizes, rules, value_n, value_s, combos):
     """Fill the statistics fields of a new state (constructors only)."""
-    st.sizes, st.rules, st.value_n, st.value_s, st.combo_n, st.combo_s = (
-        sizes,
-        rules,
-        value_n,
-        value_s,
-        combo_n,
-        combo_s,
-    )
+    st.sizes, st.rules, st.value_n, st.value_s, st.combos = sizes, rules, value_n, value_s, combos
     st.total = 0
 
 
 @kernel(inline="always")
-def set_ucb(st, value_m, value_r, combo_m, combo_r):
-    st.value_m, st.value_r, st.combo_m, st.combo_r = value_m, value_r, combo_m, combo_r
+def set_ucb(st, value_m, value_r):
+    st.value_m, st.value_r = value_m, value_r
 
 
 @kernel(inline="always")
@@ -158,8 +147,8 @@ def record(st, x, reward):
         st.value_n[i, x[i]] += 1.0
         st.value_s[i, x[i]] += reward
     c = code(st, x)
-    st.combo_n[c] += 1.0
-    st.combo_s[c] += reward
+    st.combos[c, N] += 1.0
+    st.combos[c, S] += reward
     st.total += 1
 
 
@@ -173,10 +162,11 @@ def record_ucb(st, x, reward):
         st.value_m[i, v] = st.value_s[i, v] / st.value_n[i, v]
         st.value_r[i, v] = 1.0 / math.sqrt(st.value_n[i, v])
     c = code(st, x)
-    st.combo_n[c] += 1.0
-    st.combo_s[c] += reward
-    st.combo_m[c] = st.combo_s[c] / st.combo_n[c]
-    st.combo_r[c] = 1.0 / math.sqrt(st.combo_n[c])
+    combos = st.combos
+    combos[c, N] += 1.0
+    combos[c, S] += reward
+    combos[c, M] = combos[c, S] / combos[c, N]
+    combos[c, R] = 1.0 / math.sqrt(combos[c, N])
     st.total += 1
 
 
@@ -208,10 +198,11 @@ def recommend_lcb(st, x):
     False if nothing was sampled."""
     log_total = math.log(max(1, st.total) + 1.0)
     best, pick = -np.inf, -1
-    for c in range(st.combo_n.shape[0]):
-        n = st.combo_n[c]
+    combos = st.combos
+    for c in range(combos.shape[0]):
+        n = combos[c, N]
         if n > 0:
-            score = st.combo_s[c] / n - math.sqrt(log_total / n)
+            score = combos[c, S] / n - math.sqrt(log_total / n)
             if score > best:
                 best, pick = score, c
     if pick >= 0:

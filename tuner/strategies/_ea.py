@@ -55,10 +55,10 @@ FIELDS = STATS_FIELDS + [
 
 
 @kernel
-def new_state(state_type, sizes, rules, value_n, value_s, combo_n, combo_s, elite, crossover, population, fitness,
+def new_state(state_type, sizes, rules, value_n, value_s, combos, elite, crossover, population, fitness,
               best):  # fmt: skip
     st = structref.new(state_type)
-    set_stats(st, sizes, rules, value_n, value_s, combo_n, combo_s)
+    set_stats(st, sizes, rules, value_n, value_s, combos)
     st.elite, st.crossover, st.population, st.fitness, st.best = elite, crossover, population, fitness, best
     st.next, st.generations, st.started = 0, 0, False
     return st

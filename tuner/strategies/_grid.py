@@ -33,16 +33,16 @@ GRID_FIELDS = STATS_FIELDS + [("position", types.int64)]  # the next combination
 
 
 @kernel
-def new_random(state_type, sizes, rules, value_n, value_s, combo_n, combo_s):
+def new_random(state_type, sizes, rules, value_n, value_s, combos):
     st = structref.new(state_type)
-    set_stats(st, sizes, rules, value_n, value_s, combo_n, combo_s)
+    set_stats(st, sizes, rules, value_n, value_s, combos)
     return st
 
 
 @kernel
-def new_grid(state_type, sizes, rules, value_n, value_s, combo_n, combo_s):
+def new_grid(state_type, sizes, rules, value_n, value_s, combos):
     st = structref.new(state_type)
-    set_stats(st, sizes, rules, value_n, value_s, combo_n, combo_s)
+    set_stats(st, sizes, rules, value_n, value_s, combos)
     st.position = 0
     return st
 
@@ -65,7 +65,7 @@ def random_choose(st, rng, x):
 @kernel(inline="always")
 def grid_choose(st, rng, x):
     """The next legal combination in a fixed round-robin order."""
-    total = st.combo_n.shape[0]
+    total = st.combos.shape[0]
     legal = False
     tried = 0
     while not legal and tried < total:

@@ -93,10 +93,10 @@ FIELDS = STATS_FIELDS + [
 
 
 @kernel
-def new_state(state_type, sizes, rules, value_n, value_s, combo_n, combo_s, budget, generation, k, candidates, sums,
+def new_state(state_type, sizes, rules, value_n, value_s, combos, budget, generation, k, candidates, sums,
               codes, winner):  # fmt: skip
     st = structref.new(state_type)
-    set_stats(st, sizes, rules, value_n, value_s, combo_n, combo_s)
+    set_stats(st, sizes, rules, value_n, value_s, combos)
     st.budget, st.generation, st.k, st.candidates, st.sums, st.winner = budget, generation, k, candidates, sums, winner
     st.codes, st.evaluation, st.rounds = codes, 0.0, 0
     st.phase, st.alive, st.round, st.left, st.index = GENERATE, 0, 0, 0, 0

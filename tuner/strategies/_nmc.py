@@ -18,6 +18,9 @@ from tuner.strategies._common import (
     INT2,
     STATS_FIELDS,
     UCB_FIELDS,
+    M,
+    N,
+    R,
     StateType,
     code,
     get_row,
@@ -59,11 +62,11 @@ FIELDS = (
 
 
 @kernel
-def new_state(state_type, sizes, rules, value_n, value_s, combo_n, combo_s, value_m, value_r, combo_m, combo_r,
+def new_state(state_type, sizes, rules, value_n, value_s, combos, value_m, value_r,
               eps0, c_local, c_global, pool, pool_codes):  # fmt: skip
     st = structref.new(state_type)
-    set_stats(st, sizes, rules, value_n, value_s, combo_n, combo_s)
-    set_ucb(st, value_m, value_r, combo_m, combo_r)
+    set_stats(st, sizes, rules, value_n, value_s, combos)
+    set_ucb(st, value_m, value_r)
     st.eps0, st.c_local, st.c_global = eps0, c_local, c_global
     st.pool, st.pool_codes, st.pooled = pool, pool_codes, 0
     return st
@@ -92,7 +95,7 @@ def choose(st, rng, x):
         best, pick, ties = -1.0, 0, 0
         for k in range(st.pooled):
             c = st.pool_codes[k]
-            score = st.combo_m[c] + width * st.combo_r[c]
+            score = st.combos[c, M] + width * st.combos[c, R]
             if score > best:
                 best, pick, ties = score, k, 1
             elif score == best:
@@ -105,7 +108,7 @@ def choose(st, rng, x):
 @kernel(inline="always")
 def update(st, x, reward, rng):
     c = code(st, x)
-    if st.combo_n[c] == 0.0 and st.pooled < st.pool.shape[0]:
+    if st.combos[c, N] == 0.0 and st.pooled < st.pool.shape[0]:
         set_row(st.pool, st.pooled, x)  # a combination joins the global bandit when first evaluated
         st.pool_codes[st.pooled] = c
         st.pooled += 1

@@ -18,6 +18,9 @@ from tuner.strategies._common import (
     INT1,
     STATS_FIELDS,
     UCB_FIELDS,
+    M,
+    N,
+    R,
     StateType,
     code,
     copy_into,
@@ -56,11 +59,11 @@ FIELDS = (
 
 
 @kernel
-def new_state(state_type, sizes, rules, value_n, value_s, combo_n, combo_s, value_m, value_r, combo_m, combo_r,
+def new_state(state_type, sizes, rules, value_n, value_s, combos, value_m, value_r,
               c, neighbours, current, candidate):  # fmt: skip
     st = structref.new(state_type)
-    set_stats(st, sizes, rules, value_n, value_s, combo_n, combo_s)
-    set_ucb(st, value_m, value_r, combo_m, combo_r)
+    set_stats(st, sizes, rules, value_n, value_s, combos)
+    set_ucb(st, value_m, value_r)
     st.c, st.neighbours, st.current, st.candidate, st.started = c, neighbours, current, candidate, False
     return st
 
@@ -85,8 +88,8 @@ def score(st, x, width):
             count += 1
     if d > 1:
         c = code(st, x)
-        if st.combo_n[c] > 0.0:
-            total += st.combo_m[c] + width * st.combo_r[c]
+        if st.combos[c, N] > 0.0:
+            total += st.combos[c, M] + width * st.combos[c, R]
             count += 1
     return total / count if count > 0 else 0.0
 
