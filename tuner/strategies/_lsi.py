@@ -79,13 +79,11 @@ FIELDS = STATS_FIELDS + [
     ("generation", types.float64),  # share of N for side information
     ("evaluation", types.float64),  # N_e, the samples left for sequential halving
     ("rounds", types.int64),  # ceil(log2 |C*|)
-    ("k", types.int64),  # candidates
     ("phase", types.int64),  # GENERATE, EVALUATE or DONE
-    ("candidates", INT2),  # [k, d]
+    ("candidates", INT2),  # [k, d] (k draws: at most k candidates)
     ("sums", FLOAT1),  # [k] the candidates' evaluation reward sums
     ("codes", INT1),  # [k] the candidates' combination codes (to keep the set free of duplicates)
     ("alive", types.int64),  # candidates still in the race
-    ("round", types.int64),  # rounds of halving completed
     ("left", types.int64),  # samples left in this round for the current candidate
     ("index", types.int64),  # the candidate evaluated now
     ("winner", INT1),  # [d] the last candidate standing
@@ -93,13 +91,13 @@ FIELDS = STATS_FIELDS + [
 
 
 @kernel
-def new_state(state_type, sizes, rules, value_n, value_s, combos, budget, generation, k, candidates, sums,
-              codes, winner):  # fmt: skip
+def new_state(state_type, sizes, rules, value_n, value_s, combos, budget, generation, candidates, sums, codes,
+              winner):  # fmt: skip
     st = structref.new(state_type)
     set_stats(st, sizes, rules, value_n, value_s, combos)
-    st.budget, st.generation, st.k, st.candidates, st.sums, st.winner = budget, generation, k, candidates, sums, winner
+    st.budget, st.generation, st.candidates, st.sums, st.winner = budget, generation, candidates, sums, winner
     st.codes, st.evaluation, st.rounds = codes, 0.0, 0
-    st.phase, st.alive, st.round, st.left, st.index = GENERATE, 0, 0, 0, 0
+    st.phase, st.alive, st.left, st.index = GENERATE, 0, 0, 0
     return st
 
 
@@ -112,7 +110,7 @@ def make_state(space, settings) -> tuple:
     arrays = stats_arrays(space)
     arrays.update(candidates=np.zeros((k, len(space)), dtype=np.int64), sums=np.zeros(k),
                   codes=np.zeros(k, dtype=np.int64), winner=np.zeros(len(space), dtype=np.int64))  # fmt: skip
-    st = new_state(LSIState(FIELDS), *stats_args(arrays), float(budget), float(generation), k,
+    st = new_state(LSIState(FIELDS), *stats_args(arrays), float(budget), float(generation),
                    arrays["candidates"], arrays["sums"], arrays["codes"], arrays["winner"])  # fmt: skip
     return st, arrays
 
@@ -183,7 +181,7 @@ def draw_candidates(st, cand, rng):
         st.sums[j] = 0.0
     st.evaluation = st.budget - st.total
     st.rounds = np.int64(math.ceil(math.log2(alive))) if alive > 1 else 1
-    st.phase, st.alive, st.round, st.index = EVALUATE, alive, 0, 0
+    st.phase, st.alive, st.index = EVALUATE, alive, 0
     st.left = round_budget(st)
     if alive == 1:
         get_row(st.candidates, 0, st.winner)
@@ -195,7 +193,7 @@ def halve(st):
     """End of a round of sequential halving: the better ceil(|C_i| / 2) by mean reward go on; one left wins."""
     keep = (st.alive + 1) // 2
     move_best_to_front(st.candidates, st.sums, st.alive, keep)
-    st.alive, st.round, st.index = keep, st.round + 1, 0
+    st.alive, st.index = keep, 0
     st.left = round_budget(st)
     if keep == 1:
         get_row(st.candidates, 0, st.winner)

@@ -108,21 +108,20 @@ def update(st, x, reward, rng):
     (ties at random). x itself serves as scratch for the neighbours once its reward is recorded."""
     record_ucb(st, x, reward)
     width = st.c * math.sqrt(math.log(st.total))  # every tuple's table holds N = total samples
-    sizes, rules, current, candidate = st.sizes, st.rules, st.current, st.candidate
     d = x.shape[0]
     best, ties = -np.inf, 0
     for _ in range(st.neighbours):
-        copy_into(current, x)
+        copy_into(st.current, x)
         i = randint(rng, d)
-        if sizes[i] > 1:
-            x[i] = (x[i] + 1 + randint(rng, sizes[i] - 1)) % sizes[i]
-        make_legal(x, rules)
+        if st.sizes[i] > 1:
+            x[i] = (x[i] + 1 + randint(rng, st.sizes[i] - 1)) % st.sizes[i]
+        make_legal(x, st.rules)
         s = score(st, x, width)
         if s > best:
             best, ties = s, 1
-            copy_into(x, candidate)
+            copy_into(x, st.candidate)
         elif s == best:
             ties += 1
             if randint(rng, ties) == 0:
-                copy_into(x, candidate)
-    copy_into(candidate, current)
+                copy_into(x, st.candidate)
+    copy_into(st.candidate, st.current)
