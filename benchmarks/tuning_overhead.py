@@ -10,7 +10,7 @@ Second, simulations/s of tuned against fixed searches (medians over interleaved 
 the tuner's cost with the effect of the values it picks (a high epsilon makes cheaper playouts).
 
     .venv/bin/python -m benchmarks.tuning_overhead [--simulations 3000] [--rounds 5] [--steps 20000]
-        [--seed 0] [--json out.json] [--isolated-only]
+        [--seed 0] [--json out.json] [--isolated-only] [--strategies nmc,ntbea]
 """
 
 import argparse
@@ -76,7 +76,11 @@ def main():
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", help="write every figure, with the environment, to this file")
     parser.add_argument("--isolated-only", action="store_true", help="skip the tuned-search figures")
+    parser.add_argument("--strategies", default=",".join(STRATEGIES), help="comma-separated strategies to measure")
     args = parser.parse_args()
+    strategies = args.strategies.split(",")
+    if unknown := set(strategies) - set(STRATEGIES):
+        parser.error(f"unknown strategies {sorted(unknown)}; known: {', '.join(STRATEGIES)}")
     rewards = (np.random.default_rng(args.seed).random(4096) < 0.5).astype(np.float64)
     fixed = {}  # (game, agent) -> fixed-parameter simulations/s
     for name in GAMES:
@@ -92,7 +96,7 @@ def main():
     isolated = []
     for agent_name, tune in SETUPS:
         game = games.load("connect4")
-        for strategy in STRATEGIES:
+        for strategy in strategies:
             agent = search.make_agent(game, f"{agent_name}:tuner={strategy},tune={tune}", seed=args.seed)
             ns = tuner_cost(agent.search.tuners[0], args.rounds, rewards, args.steps)
             shares = {g: 2 * ns * 1e-9 * fixed[g, agent_name] for g in GAMES}  # two players' steps a simulation
@@ -113,7 +117,7 @@ def main():
             for agent_name, tune in SETUPS:
                 fixed_spec = f"{agent_name}:simulations={args.simulations}"
                 plain = search.make_agent(game, fixed_spec, seed=args.seed)
-                for strategy in STRATEGIES:
+                for strategy in strategies:
                     tuned = search.make_agent(game, f"{fixed_spec},tuner={strategy},tune={tune}", seed=args.seed)
                     rate(tuned, state)  # compile
                     pairs = [(rate(plain, state), rate(tuned, state)) for _ in range(args.rounds)]

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from tuner.strategies import COMPILED, NAMES, Param, Space, Strategy, choose, sa_mcts_space, update
+from tuner.strategies import COMPILED, NAMES, Param, Space, Strategy, _nmc, choose, sa_mcts_space, update
 from tuner.strategies._ntbea import score as ntbea_score
 
 ADAPTIVE = ["nmc", "ea", "ntbea"]
@@ -153,6 +153,41 @@ def test_nmc_tries_unsampled_values_first_with_ties_at_random():
     chosen = run(explorer, lambda x: 0.5, 5)
     for i in range(2):
         assert sorted(x[i] for x in chosen) == [0, 1, 2, 3, 4]  # five steps: each value once
+
+
+@njit
+def nmc_grouped(st):
+    return st.grouped
+
+
+@pytest.mark.parametrize("grouped", [True, False])  # by groups of equal samples, or by reading every member
+@pytest.mark.parametrize("c_global", [1.0, 0.0])  # 0: the greedy bandit, where ties between sample counts are common
+def test_nmc_exploits_by_exact_ucb1_over_every_evaluated_combination_with_ties_at_random(
+    c_global, grouped, monkeypatch
+):
+    """eps0 = 0: every ask is the global bandit's. Against a brute-force UCB1 over all evaluated combinations:
+    each answer has the best score, and tied combinations come up equally often."""
+    monkeypatch.setattr(_nmc, "SCAN_MAX", 0 if grouped else 1 << 30)
+    space = Space([Param(f"p{i}", tuple(range(4)), 0.0, 3.0, 0.0) for i in range(3)])  # 64 combinations
+    nmc, rng = Strategy(space, "nmc", seed=9, eps0=0.0, c_global=c_global), np.random.default_rng(9)
+    told, tie_counts = {}, set()
+    for step in range(1, 1201):
+        x = tuple(int(v) for v in rng.integers(0, 4, 3)) if rng.random() < 0.7 else tuple(nmc.ask())
+        reward = float(rng.choice([0.0, 0.5, 1.0], p=[0.5, 0.1, 0.4]))  # coarse: many equal means
+        told.setdefault(x, []).append(reward)
+        nmc.tell(x, reward)
+        if step in (1, 2, 3, 6, 10, 20, 40, 300, 1200):
+            width = c_global * np.sqrt(np.log(step))
+            scores = {c: np.mean(r) + width / np.sqrt(len(r)) for c, r in told.items()}
+            best = max(scores.values())
+            tied = {c for c, v in scores.items() if np.isclose(v, best, rtol=0, atol=1e-12)}
+            picks = [tuple(nmc.ask()) for _ in range(200 * len(tied))]
+            assert set(picks) == tied, step
+            counts = np.array([picks.count(c) for c in tied])
+            assert counts.min() > 130 and counts.max() < 270, (step, counts)  # 200 each when uniform
+            tie_counts.add(len({len(told[c]) for c in tied}))
+    assert c_global > 0 or max(tie_counts) > 1  # the greedy run met ties between combinations of unequal samples
+    assert nmc_grouped(nmc.compiled) == grouped
 
 
 @pytest.mark.parametrize("kind", sorted(COMPILED))

@@ -1,6 +1,15 @@
 """NMC, naive Monte Carlo [SA-MCTS Alg. 1]: with probability eps0 explore, choosing each parameter's
 value by its own UCB1 bandit (the local MABs); otherwise exploit, choosing by UCB1 among the
 combinations evaluated so far (the global MAB). Settings of VI-A: eps0 = 0.75, C = 1 for both.
+
+The global bandit is exact UCB1 (ties at random) without scanning every evaluated combination: all
+combinations with n samples share the bonus C sqrt(ln N / n), so they form one group, whose best
+score is its best mean plus that bonus. The groups' members lie in one array, each group a
+contiguous segment sorted by mean (largest n first), so a group's best mean is its last. An update
+moves one combination from its group to the next group's segment, past whole runs of equal means
+(a few swaps). A choice reads one score per group: distinct sample counts are few (at most
+sqrt(2 N)) where the combinations evaluated may be thousands. In spaces of at most SCAN_MAX
+combinations the groups cost more than they save, and a choice reads every member's score.
 """
 
 from __future__ import annotations
@@ -14,6 +23,8 @@ from numba.experimental import structref
 from games.jit import kernel
 from games.rng import randint, uniform
 from tuner.strategies._common import (
+    FLOAT1,
+    FLOAT2,
     INT1,
     INT2,
     STATS_FIELDS,
@@ -54,33 +65,84 @@ FIELDS = (
         ("eps0", types.float64),
         ("c_local", types.float64),
         ("c_global", types.float64),
-        ("pool", INT2),  # [P, d] the combinations of the global bandit, in the order first evaluated
+        ("pool", INT2),  # [P, d] the combinations of the global bandit (its members), in the order first evaluated
         ("pool_codes", INT1),  # [P] their codes
-        ("pooled", types.int64),  # rows of pool in use
+        ("pooled", types.int64),  # members so far
+        ("member", types.int32[::1]),  # [T] the member of each combination code, -1 if none
+        ("order", INT1),  # [P] the members by position: the groups' segments, largest n first
+        ("means", FLOAT1),  # [P] the mean reward of the member at each position
+        ("position", INT1),  # [P] each member's position in order
+        ("group", INT1),  # [P] each member's group id
+        # [P, 5] per group id: START, END (its segment of order), PREV, NEXT (the groups of the segments
+        # before and after, -1: none), SLOT (its place in live)
+        ("groups", INT2),
+        ("group_stats", FLOAT2),  # [P, 2] per group id: its samples n, 1 / sqrt(n)
+        ("live", INT1),  # [P] the ids of the groups in use, in no order
+        ("live_count", types.int64),
+        ("free", INT1),  # [P] a stack of unused group ids
+        ("free_count", types.int64),
+        ("grouped", types.boolean),  # whether the members are kept in groups (else a choice scans them all)
+        ("tail", types.int64),  # the group with the fewest samples, whose segment ends the order (-1: none)
     ]
 )
+START, END, PREV, NEXT, SLOT = range(5)  # the columns of `groups`
+GN, GR = range(2)  # the columns of `group_stats`
+SCAN_MAX = 256  # spaces of at most this many combinations: no groups (measured: cheaper below ~150 members)
 
 
 @kernel
 def new_state(state_type, sizes, rules, value_n, value_s, combos, value_m, value_r,
-              eps0, c_local, c_global, pool, pool_codes):  # fmt: skip
+              eps0, c_local, c_global, pool, pool_codes, member, order, means, position, group, groups,
+              group_stats, live, free, grouped):  # fmt: skip
     st = structref.new(state_type)
     set_stats(st, sizes, rules, value_n, value_s, combos)
     set_ucb(st, value_m, value_r)
     st.eps0, st.c_local, st.c_global = eps0, c_local, c_global
-    st.pool, st.pool_codes, st.pooled = pool, pool_codes, 0
+    st.pool, st.pool_codes, st.pooled, st.member = pool, pool_codes, 0, member
+    st.order, st.means, st.position, st.group = order, means, position, group
+    st.groups, st.group_stats, st.live, st.live_count = groups, group_stats, live, 0
+    st.free, st.free_count, st.tail, st.grouped = free, free.shape[0], -1, grouped
     return st
+
+
+NAMES = ("pool", "pool_codes", "member", "order", "means", "position", "group", "groups", "group_stats", "live",
+         "free")  # fmt: skip
 
 
 def make_state(space, settings) -> tuple:
     """(compiled state, its arrays by name) for a fresh NMC over `space`."""
     arrays = stats_arrays(space, ucb=True)
-    rows = min(space.combinations(), 1 << 16)
-    arrays.update(pool=np.zeros((rows, len(space)), dtype=np.int64), pool_codes=np.zeros(rows, dtype=np.int64))
+    total, rows = space.combinations(), min(space.combinations(), 1 << 16)
+    arrays.update(
+        pool=np.zeros((rows, len(space)), dtype=np.int64),
+        pool_codes=np.zeros(rows, dtype=np.int64),
+        member=np.full(total, -1, dtype=np.int32),
+        order=np.zeros(rows, dtype=np.int64),
+        means=np.zeros(rows),
+        position=np.zeros(rows, dtype=np.int64),
+        group=np.zeros(rows, dtype=np.int64),
+        groups=np.zeros((rows, 5), dtype=np.int64),
+        group_stats=np.zeros((rows, 2)),
+        live=np.zeros(rows, dtype=np.int64),
+        free=np.arange(rows - 1, -1, -1, dtype=np.int64),
+    )
     eps0, c_local, c_global = (float(settings[k]) for k in ("eps0", "c_local", "c_global"))
-    st = new_state(NMCState(FIELDS), *stats_args(arrays, ucb=True), eps0, c_local, c_global, arrays["pool"],
-                   arrays["pool_codes"])  # fmt: skip
+    st = new_state(NMCState(FIELDS), *stats_args(arrays, ucb=True), eps0, c_local, c_global,
+                   *(arrays[n] for n in NAMES), total > SCAN_MAX)  # fmt: skip
     return st, arrays
+
+
+@kernel(inline="always")
+def run_start(means, lo, p):
+    """The first position of the run of means equal to means[p] in means[lo : p + 1], which is sorted."""
+    m = means[p]
+    while lo < p:
+        mid = (lo + p) // 2
+        if means[mid] < m:
+            lo = mid + 1
+        else:
+            p = mid
+    return lo
 
 
 @kernel(inline="always")
@@ -90,26 +152,148 @@ def choose(st, rng, x):
         for i in range(x.shape[0]):
             x[i] = ucb_value(st, i, rng, st.c_local * sqrt_log)
         make_legal(x, st.rules)
-    else:  # exploit: the global bandit over the combinations evaluated so far
+    else:  # exploit: the global bandit, UCB1 over the members
         width = st.c_global * sqrt_log
-        best, pick, ties = -1.0, 0, 0
-        for k in range(st.pooled):
-            c = st.pool_codes[k]
-            score = st.combos[c, M] + width * st.combos[c, R]
+        k = best_by_group(st, rng, width) if st.grouped else best_by_scan(st, rng, width)
+        get_row(st.pool, k, x)
+
+
+@kernel(inline="always")
+def best_by_scan(st, rng, width):
+    """The member of best UCB score, ties at random, reading every member's score."""
+    best, ties, pick = -np.inf, 0, -1
+    for k in range(st.pooled):
+        c = st.pool_codes[k]
+        score = st.combos[c, M] + width * st.combos[c, R]
+        if score > best:
+            best, ties, pick = score, 1, k
+        elif score == best:
+            ties += 1
+            if randint(rng, ties) == 0:
+                pick = k
+    return pick
+
+
+@kernel(inline="always")
+def best_by_group(st, rng, width):
+    """The member of best UCB score, ties at random, reading each group's best (its last)."""
+    groups, stats, live, means = st.groups, st.group_stats, st.live, st.means
+    best, ties, pick, pick_top = -np.inf, 0, -1, 0
+    for i in range(st.live_count):
+        g = live[i]
+        start, end = groups[g, START], groups[g, END]
+        score = means[end - 1] + width * stats[g, GR]
+        if score >= best:
+            top = end - run_start(means, start, end - 1)
             if score > best:
-                best, pick, ties = score, k, 1
-            elif score == best:
-                ties += 1
-                if randint(rng, ties) == 0:
-                    pick = k
-        get_row(st.pool, pick, x)
+                best, ties, pick, pick_top = score, top, g, top
+            else:
+                ties += top
+                if randint(rng, ties) < top:
+                    pick, pick_top = g, top
+    return st.order[groups[pick, END] - 1 - randint(rng, pick_top)]
+
+
+@kernel(inline="always")
+def swap(st, a, b):
+    """Exchange the members at positions a and b of `order` (and their means)."""
+    order, means, position = st.order, st.means, st.position
+    ka, kb = order[a], order[b]
+    order[a], order[b] = kb, ka
+    means[a], means[b] = means[b], means[a]
+    position[ka], position[kb] = b, a
 
 
 @kernel(inline="always")
 def update(st, x, reward, rng):
     c = code(st, x)
-    if st.combos[c, N] == 0.0 and st.pooled < st.pool.shape[0]:
-        set_row(st.pool, st.pooled, x)  # a combination joins the global bandit when first evaluated
-        st.pool_codes[st.pooled] = c
-        st.pooled += 1
-    record_ucb(st, x, reward)
+    if not st.grouped:
+        if st.combos[c, N] == 0.0 and st.pooled < st.pool.shape[0]:
+            add_member(st, x, c)
+        record_ucb(st, x, reward)
+    elif st.member[c] >= 0:
+        record_ucb(st, x, reward)
+        regroup(st, st.member[c], c)
+    elif st.pooled < st.pool.shape[0]:
+        k = add_member(st, x, c)
+        record_ucb(st, x, reward)
+        join(st, k, st.tail, -1)
+    else:
+        record_ucb(st, x, reward)
+
+
+@kernel(inline="always")
+def regroup(st, k, c):
+    """Member k (code c) has one sample more: from its group to the next."""
+    groups, stats = st.groups, st.group_stats
+    g = st.group[k]
+    start, end, before = groups[g, START], groups[g, END], groups[g, PREV]
+    n = st.combos[c, N]
+    if end - start == 1 and (before == -1 or stats[before, GN] != n):
+        stats[g, GN], stats[g, GR] = n, st.combos[c, R]  # alone, and no group to join: g moves on with it
+        st.means[start] = st.combos[c, M]
+        return
+    p = run_start(st.means, start, st.position[k])  # to the front of g past each run of means before it
+    swap(st, st.position[k], p)
+    while p > start:
+        q = run_start(st.means, start, p - 1)
+        swap(st, p, q)
+        p = q
+    groups[g, START] = start + 1  # then out of g
+    join(st, k, before, g)
+    if start + 1 == end:  # g is empty: unlink it and free its id
+        after, before = groups[g, NEXT], groups[g, PREV]  # join may have put a new group before g
+        if before != -1:
+            groups[before, NEXT] = after
+        if after == -1:
+            st.tail = before
+        else:
+            groups[after, PREV] = before
+        st.live_count -= 1
+        moved = st.live[st.live_count]
+        st.live[groups[g, SLOT]], groups[moved, SLOT] = moved, groups[g, SLOT]
+        st.free[st.free_count] = g
+        st.free_count += 1
+
+
+@kernel(inline="always")
+def add_member(st, x, c):
+    """Combination x (code c) joins the global bandit, evaluated for the first time: a new member, last in order."""
+    k = st.pooled
+    st.pooled += 1
+    set_row(st.pool, k, x)
+    st.pool_codes[k], st.member[c], st.order[k], st.position[k] = c, k, k, k
+    return k
+
+
+@kernel(inline="always")
+def join(st, k, before, after):
+    """Put member k, at the position just after `before`'s segment, into the group of its samples: `before`
+    if that has as many (k then moves in front of the runs of larger means), else a new group between
+    `before` and `after` (-1: none)."""
+    groups, stats, means = st.groups, st.group_stats, st.means
+    c, p = st.pool_codes[k], st.position[k]
+    m = st.combos[c, M]
+    means[p] = m
+    if before != -1 and stats[before, GN] == st.combos[c, N]:
+        g = before
+        start = groups[g, START]
+        groups[g, END] = p + 1
+        while p > start and means[p - 1] > m:
+            q = run_start(means, start, p - 1)
+            swap(st, p, q)
+            p = q
+    else:
+        st.free_count -= 1
+        g = st.free[st.free_count]
+        groups[g, START], groups[g, END], groups[g, PREV], groups[g, NEXT] = p, p + 1, before, after
+        if before != -1:
+            groups[before, NEXT] = g
+        if after == -1:
+            st.tail = g
+        else:
+            groups[after, PREV] = g
+        groups[g, SLOT], st.live[st.live_count] = st.live_count, g
+        st.live_count += 1
+        stats[g, GN], stats[g, GR] = st.combos[c, N], st.combos[c, R]
+    st.group[k] = g
