@@ -68,7 +68,7 @@ FIELDS = (
         ("pool", INT2),  # [P, d] the combinations of the global bandit (its members), in the order first evaluated
         ("pool_codes", INT1),  # [P] their codes
         ("pooled", types.int64),  # members so far
-        ("member", types.int32[::1]),  # [T] the member of each combination code, -1 if none
+        ("member", types.int32[::1]),  # [T] 1 + the member of each combination code, 0 if none (zeros: no writes)
         ("order", INT1),  # [P] the members by position: the groups' segments, largest n first
         ("means", FLOAT1),  # [P] the mean reward of the member at each position
         ("position", INT1),  # [P] each member's position in order
@@ -79,7 +79,7 @@ FIELDS = (
         ("group_stats", FLOAT2),  # [P, 2] per group id: its samples n, 1 / sqrt(n)
         ("live", INT1),  # [P] the ids of the groups in use, in no order
         ("live_count", types.int64),
-        ("free", INT1),  # [P] a stack of unused group ids
+        ("free", INT1),  # [P] a stack of the group ids freed (ids never used are live_count + free_count on)
         ("free_count", types.int64),
         ("grouped", types.boolean),  # whether the members are kept in groups (else a choice scans them all)
         ("tail", types.int64),  # the group with the fewest samples, whose segment ends the order (-1: none)
@@ -101,7 +101,7 @@ def new_state(state_type, sizes, rules, value_n, value_s, combos, value_m, value
     st.pool, st.pool_codes, st.pooled, st.member = pool, pool_codes, 0, member
     st.order, st.means, st.position, st.group = order, means, position, group
     st.groups, st.group_stats, st.live, st.live_count = groups, group_stats, live, 0
-    st.free, st.free_count, st.tail, st.grouped = free, free.shape[0], -1, grouped
+    st.free, st.free_count, st.tail, st.grouped = free, 0, -1, grouped
     return st
 
 
@@ -116,7 +116,7 @@ def make_state(space, settings) -> tuple:
     arrays.update(
         pool=np.zeros((rows, len(space)), dtype=np.int64),
         pool_codes=np.zeros(rows, dtype=np.int64),
-        member=np.full(total, -1, dtype=np.int32),
+        member=np.zeros(total, dtype=np.int32),
         order=np.zeros(rows, dtype=np.int64),
         means=np.zeros(rows),
         position=np.zeros(rows, dtype=np.int64),
@@ -124,7 +124,7 @@ def make_state(space, settings) -> tuple:
         groups=np.zeros((rows, 5), dtype=np.int64),
         group_stats=np.zeros((rows, 2)),
         live=np.zeros(rows, dtype=np.int64),
-        free=np.arange(rows - 1, -1, -1, dtype=np.int64),
+        free=np.zeros(rows, dtype=np.int64),
     )
     eps0, c_local, c_global = (float(settings[k]) for k in ("eps0", "c_local", "c_global"))
     st = new_state(NMCState(FIELDS), *stats_args(arrays, ucb=True), eps0, c_local, c_global,
@@ -211,9 +211,9 @@ def update(st, x, reward, rng):
         if st.combos[c, N] == 0.0 and st.pooled < st.pool.shape[0]:
             add_member(st, x, c)
         record_ucb(st, x, reward)
-    elif st.member[c] >= 0:
+    elif st.member[c] > 0:
         record_ucb(st, x, reward)
-        regroup(st, st.member[c], c)
+        regroup(st, st.member[c] - 1, c)
     elif st.pooled < st.pool.shape[0]:
         k = add_member(st, x, c)
         record_ucb(st, x, reward)
@@ -262,7 +262,7 @@ def add_member(st, x, c):
     k = st.pooled
     st.pooled += 1
     set_row(st.pool, k, x)
-    st.pool_codes[k], st.member[c], st.order[k], st.position[k] = c, k, k, k
+    st.pool_codes[k], st.member[c], st.order[k], st.position[k] = c, k + 1, k, k
     return k
 
 
@@ -284,8 +284,11 @@ def join(st, k, before, after):
             swap(st, p, q)
             p = q
     else:
-        st.free_count -= 1
-        g = st.free[st.free_count]
+        if st.free_count > 0:
+            st.free_count -= 1
+            g = st.free[st.free_count]
+        else:
+            g = st.live_count
         groups[g, START], groups[g, END], groups[g, PREV], groups[g, NEXT] = p, p + 1, before, after
         if before != -1:
             groups[before, NEXT] = g
