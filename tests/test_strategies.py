@@ -4,7 +4,18 @@ import numpy as np
 import pytest
 from numba import njit
 
-from tuner.strategies import COMPILED, NAMES, Param, Space, Strategy, _nmc, choose, sa_mcts_space, update
+from tuner.strategies import (
+    COMPILED,
+    NAMES,
+    Param,
+    Space,
+    Strategy,
+    _nmc,
+    choose,
+    make_strategy,
+    sa_mcts_space,
+    update,
+)
 from tuner.strategies._ntbea import score as ntbea_score
 
 ADAPTIVE = ["nmc", "ea", "ntbea"]
@@ -153,6 +164,15 @@ def test_nmc_tries_unsampled_values_first_with_ties_at_random():
     chosen = run(explorer, lambda x: 0.5, 5)
     for i in range(2):
         assert sorted(x[i] for x in chosen) == [0, 1, 2, 3, 4]  # five steps: each value once
+
+
+@pytest.mark.parametrize("kind", NAMES)
+@pytest.mark.parametrize("reward", [float("nan"), float("inf")])
+def test_a_reward_that_is_not_a_finite_number_is_refused(kind, reward):
+    strategy = make_strategy(sa_mcts_space(["C", "eps"]), kind, seed=0)
+    with pytest.raises(ValueError, match="a reward must be a finite number"):
+        for _ in range(20):  # CMA-ES reads its rewards a generation at a time
+            strategy.tell(strategy.ask(), reward)
 
 
 @njit

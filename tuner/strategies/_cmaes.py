@@ -19,6 +19,7 @@ import cma
 import numpy as np
 
 from tuner.strategies._space import Space
+from tuner.strategies._strategy import check_reward
 
 # Every pycma stopping rule that looks at fitness values, switched off (the best parameters may
 # change during a game, so the search keeps exploring)
@@ -91,7 +92,7 @@ class CMAES:
             return
         if self._points is None or len(rewards) != len(self._points):
             raise ValueError("cmaes: tell_generation needs one reward per point of the last ask_generation")
-        fitness = [self.fitness(p, r) for p, r in zip(self._points, rewards)]
+        fitness = [self.fitness(p, check_reward(r)) for p, r in zip(self._points, rewards)]
         self.evaluations += len(fitness)
         for p, f in zip(self._points, fitness):
             if f < self.best_fitness:

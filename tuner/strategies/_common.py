@@ -180,7 +180,7 @@ def random_combination(st, rng, x):
 @kernel(inline="always")
 def ucb_value(st, i, rng, width):
     """UCB1 over the values of parameter i, width = C sqrt(ln N) (unsampled values first, ties at random)."""
-    best, pick, ties = -1.0, 0, 0
+    best, pick, ties = -np.inf, 0, 0
     for v in range(st.sizes[i]):
         score = np.inf if st.value_n[i, v] == 0.0 else st.value_m[i, v] + width * st.value_r[i, v]
         if score > best:

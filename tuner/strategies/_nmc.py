@@ -2,14 +2,16 @@
 value by its own UCB1 bandit (the local MABs); otherwise exploit, choosing by UCB1 among the
 combinations evaluated so far (the global MAB). Settings of VI-A: eps0 = 0.75, C = 1 for both.
 
-The global bandit is exact UCB1 (ties at random) without scanning every evaluated combination: all
+The global bandit is UCB1 (ties at random) without scanning every evaluated combination: all
 combinations with n samples share the bonus C sqrt(ln N / n), so they form one group, whose best
 score is its best mean plus that bonus. The groups' members lie in one array, each group a
 contiguous segment sorted by mean (largest n first), so a group's best mean is its last. An update
-moves one combination from its group to the next group's segment, past whole runs of equal means
-(a few swaps). A choice reads one score per group: distinct sample counts are few (at most
-sqrt(2 N)) where the combinations evaluated may be thousands. In spaces of at most SCAN_MAX
-combinations the groups cost more than they save, and a choice reads every member's score.
+moves one combination from its group to the next group's segment, one swap per run of equal means
+it passes: a few with game rewards (0, 0.5, 1), up to the group's size with continuous ones. A
+choice reads one score per group: distinct sample counts are few (at most sqrt(2 N)) where the
+combinations evaluated may be thousands. The choice is the scan's, except that equal scores from
+unequal means (floats one ulp apart) are not ties here. In spaces of at most SCAN_MAX combinations
+the groups cost more than they save, and a choice reads every member's score.
 """
 
 from __future__ import annotations
@@ -76,7 +78,7 @@ FIELDS = (
         # [P, 5] per group id: START, END (its segment of order), PREV, NEXT (the groups of the segments
         # before and after, -1: none), SLOT (its place in live)
         ("groups", INT2),
-        ("group_stats", FLOAT2),  # [P, 2] per group id: its samples n, 1 / sqrt(n)
+        ("group_stats", FLOAT2),  # [P, 2] per group id: its samples n, 1 / sqrt(n) (copies, read per choice)
         ("live", INT1),  # [P] the ids of the groups in use, in no order
         ("live_count", types.int64),
         ("free", INT1),  # [P] a stack of the group ids freed (ids never used are live_count + free_count on)
@@ -176,7 +178,8 @@ def best_by_scan(st, rng, width):
 
 @kernel(inline="always")
 def best_by_group(st, rng, width):
-    """The member of best UCB score, ties at random, reading each group's best (its last)."""
+    """The member of best UCB score, ties at random, reading each group's best (its last). Reservoir
+    sampling over the groups, each weighted by its members at its best mean; then one of those."""
     groups, stats, live, means = st.groups, st.group_stats, st.live, st.means
     best, ties, pick, pick_top = -np.inf, 0, -1, 0
     for i in range(st.live_count):
@@ -207,19 +210,15 @@ def swap(st, a, b):
 @kernel(inline="always")
 def update(st, x, reward, rng):
     c = code(st, x)
-    if not st.grouped:
-        if st.combos[c, N] == 0.0 and st.pooled < st.pool.shape[0]:
-            add_member(st, x, c)
-        record_ucb(st, x, reward)
-    elif st.member[c] > 0:
-        record_ucb(st, x, reward)
-        regroup(st, st.member[c] - 1, c)
-    elif st.pooled < st.pool.shape[0]:
-        k = add_member(st, x, c)
-        record_ucb(st, x, reward)
-        join(st, k, st.tail, -1)
-    else:
-        record_ucb(st, x, reward)
+    k, new = st.member[c] - 1, False
+    if k < 0 and st.pooled < st.pool.shape[0]:
+        k, new = add_member(st, x, c), True
+    record_ucb(st, x, reward)
+    if st.grouped and k >= 0:
+        if new:
+            join(st, k, st.tail, -1)
+        else:
+            regroup(st, k, c)
 
 
 @kernel(inline="always")
@@ -233,7 +232,9 @@ def regroup(st, k, c):
         stats[g, GN], stats[g, GR] = n, st.combos[c, R]  # alone, and no group to join: g moves on with it
         st.means[start] = st.combos[c, M]
         return
-    p = run_start(st.means, start, st.position[k])  # to the front of g past each run of means before it
+    # k to the front of g: first to the start of its own run, then, run after run, it takes the place of
+    # the first of the run before it, which goes to that run's end: every run stays contiguous and sorted
+    p = run_start(st.means, start, st.position[k])
     swap(st, st.position[k], p)
     while p > start:
         q = run_start(st.means, start, p - 1)
@@ -242,13 +243,13 @@ def regroup(st, k, c):
     groups[g, START] = start + 1  # then out of g
     join(st, k, before, g)
     if start + 1 == end:  # g is empty: unlink it and free its id
-        after, before = groups[g, NEXT], groups[g, PREV]  # join may have put a new group before g
-        if before != -1:
-            groups[before, NEXT] = after
+        prev, after = groups[g, PREV], groups[g, NEXT]  # join may have put a new group before g
+        if prev != -1:
+            groups[prev, NEXT] = after
         if after == -1:
-            st.tail = before
+            st.tail = prev
         else:
-            groups[after, PREV] = before
+            groups[after, PREV] = prev
         st.live_count -= 1
         moved = st.live[st.live_count]
         st.live[groups[g, SLOT]], groups[moved, SLOT] = moved, groups[g, SLOT]

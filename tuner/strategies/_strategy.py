@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -61,6 +62,14 @@ def _recommend(st, x):
 @kernel
 def _total(st):
     return st.total
+
+
+def check_reward(reward) -> float:
+    """reward as a float; ValueError in one line if it is not a finite number (NaN would corrupt the statistics)."""
+    value = float(reward)
+    if not math.isfinite(value):
+        raise ValueError(f"a reward must be a finite number (in [0, 1]), got {reward!r}")
+    return value
 
 
 def check_settings(kind: str, settings: dict) -> dict:
@@ -119,7 +128,7 @@ class Strategy:
     def tell(self, x, reward: float) -> None:
         """The reward in [0, 1] of combination x (as returned by ask)."""
         x = np.array(x, dtype=np.int64)  # a copy: update may use it as scratch
-        _tell(self.compiled, x, float(reward), self.rng)
+        _tell(self.compiled, x, check_reward(reward), self.rng)
 
     def values(self, x) -> list[float]:
         """The parameter values of combination x (as returned by ask or recommend)."""
