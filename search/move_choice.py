@@ -29,18 +29,20 @@ def move_probabilities(visits: np.ndarray, z: float, rth: float) -> np.ndarray:
     return probs
 
 
-def choose_move(actions: np.ndarray, visits: np.ndarray, z: float, rth: float, rng) -> int:
-    """Draw an action by `move_probabilities` with the compiled stream `rng`."""
-    cumulative = np.cumsum(move_probabilities(visits, z, rth))
+def draw(actions: np.ndarray, weights: np.ndarray, rng) -> int:
+    """An action drawn with probability proportional to its weight, with the compiled stream `rng`."""
+    cumulative = np.cumsum(weights)
     index = int(np.searchsorted(cumulative, uniform(rng) * cumulative[-1], side="right"))
     return int(actions[min(index, len(actions) - 1)])
+
+
+def choose_move(actions: np.ndarray, visits: np.ndarray, z: float, rth: float, rng) -> int:
+    """Draw an action by `move_probabilities` with the compiled stream `rng`."""
+    return draw(actions, move_probabilities(visits, z, rth), rng)
 
 
 def choose_by_temperature(actions: np.ndarray, visits: np.ndarray, tau: float, rng) -> int:
     """Draw an action with probability exp(N_a / tau) / sum_b exp(N_b / tau) [AlphaDDA eq. 9], the
     opening move choice of AlphaZero's self-play (Table A1: tau 50, 20, 40), with the compiled stream `rng`."""
     logits = np.asarray(visits, dtype=np.float64) / tau
-    weights = np.exp(logits - logits.max())
-    cumulative = np.cumsum(weights)
-    index = int(np.searchsorted(cumulative, uniform(rng) * cumulative[-1], side="right"))
-    return int(actions[min(index, len(actions) - 1)])
+    return draw(actions, np.exp(logits - logits.max()), rng)

@@ -243,18 +243,23 @@ def regroup(st, k, c):
     groups[g, START] = start + 1  # then out of g
     join(st, k, before, g)
     if start + 1 == end:  # g is empty: unlink it and free its id
-        prev, after = groups[g, PREV], groups[g, NEXT]  # join may have put a new group before g
-        if prev != -1:
-            groups[prev, NEXT] = after
-        if after == -1:
-            st.tail = prev
-        else:
-            groups[after, PREV] = prev
+        connect(st, groups[g, PREV], groups[g, NEXT])  # join may have put a new group before g
         st.live_count -= 1
         moved = st.live[st.live_count]
         st.live[groups[g, SLOT]], groups[moved, SLOT] = moved, groups[g, SLOT]
         st.free[st.free_count] = g
         st.free_count += 1
+
+
+@kernel(inline="always")
+def connect(st, a, b):
+    """Make group b follow group a in the list (either may be -1: none; b = -1 makes a the tail)."""
+    if a != -1:
+        st.groups[a, NEXT] = b
+    if b == -1:
+        st.tail = a
+    else:
+        st.groups[b, PREV] = a
 
 
 @kernel(inline="always")
@@ -290,13 +295,9 @@ def join(st, k, before, after):
             g = st.free[st.free_count]
         else:
             g = st.live_count
-        groups[g, START], groups[g, END], groups[g, PREV], groups[g, NEXT] = p, p + 1, before, after
-        if before != -1:
-            groups[before, NEXT] = g
-        if after == -1:
-            st.tail = g
-        else:
-            groups[after, PREV] = g
+        groups[g, START], groups[g, END] = p, p + 1
+        connect(st, before, g)
+        connect(st, g, after)
         groups[g, SLOT], st.live[st.live_count] = st.live_count, g
         st.live_count += 1
         stats[g, GN], stats[g, GR] = st.combos[c, N], st.combos[c, R]
