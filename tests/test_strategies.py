@@ -166,6 +166,27 @@ def test_nmc_tries_unsampled_values_first_with_ties_at_random():
         assert sorted(x[i] for x in chosen) == [0, 1, 2, 3, 4]  # five steps: each value once
 
 
+def test_nmc_exploits_by_exact_ucb1_on_the_papers_four_parameter_space():
+    """The same check on SA-MCTS Table I's C x eps x K x Ref (7,920 combinations, grouped by default), with
+    thousands of combinations evaluated: every exploiting ask is a brute-force UCB1 maximum."""
+    space = sa_mcts_space(["C", "eps", "K", "Ref"])
+    nmc, rng = Strategy(space, "nmc", seed=2, eps0=0.0), np.random.default_rng(2)
+    assert nmc_grouped(nmc.compiled)
+    told = {}
+    for step in range(1, 6001):
+        x = tuple(int(rng.integers(0, n)) for n in space.sizes) if rng.random() < 0.6 else tuple(nmc.ask())
+        reward = float(rng.choice([0.0, 0.5, 1.0], p=[0.45, 0.1, 0.45]))
+        told.setdefault(x, []).append(reward)
+        nmc.tell(x, reward)
+        if step % 1000 == 0:
+            width = np.sqrt(np.log(step))
+            scores = {c: np.mean(r) + width / np.sqrt(len(r)) for c, r in told.items()}
+            best = max(scores.values())
+            for _ in range(50):
+                assert np.isclose(scores[tuple(nmc.ask())], best, rtol=0, atol=1e-12), step
+    assert len(told) > 2000
+
+
 @pytest.mark.parametrize("kind", NAMES)
 @pytest.mark.parametrize("reward", [float("nan"), float("inf")])
 def test_a_reward_that_is_not_a_finite_number_is_refused(kind, reward):
