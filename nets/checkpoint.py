@@ -60,18 +60,24 @@ def save(path: str | os.PathLike, model: PolicyValueNet, provenance: dict | None
     except (TypeError, ValueError) as e:
         raise ValueError(f"checkpoint provenance must be plain JSON data (str, number, bool, list, dict): {e}") from e
     state = {k: v.detach() for k, v in model.state_dict().items()}
+    write_atomically(path, lambda f: torch.save({_MARK: FORMAT_VERSION, "meta": text, "state_dict": state}, f))
+    return json.loads(text)
+
+
+def write_atomically(path: str | os.PathLike, write) -> None:
+    """Call write(f) on a new binary file beside `path`, flush it to disk, and rename it over `path`:
+    a crash leaves either the old file or the new one, never a half-written one."""
     path = Path(path)
     tmp = path.parent / f".{path.name}.{uuid.uuid4().hex[:12]}.tmp"  # same folder, so os.replace is atomic
     try:
         with open(tmp, "xb") as f:
-            torch.save({_MARK: FORMAT_VERSION, "meta": text, "state_dict": state}, f)
+            write(f)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    return json.loads(text)
 
 
 def load(path: str | os.PathLike, *, game: str | None = None, device: str | torch.device = "cpu") -> PolicyValueNet:

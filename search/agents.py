@@ -217,6 +217,7 @@ _AZ_KEYS = {
     "net": Key(str, None, "a checkpoint's path, or uniform / playout: net-free baselines (uniform priors)"),
     "c_puct": Key(number(), 1.25, "PUCT exploration rate C_puct of eq. (8) (AlphaDDA Table A1)"),
     "leaves": Key(number(1, integer=True), 1, "descents per tree and search step, with virtual loss"),
+    "eps": Key(number(0, 1), 0.0, "chance a simulation leaves the root by a random child (authors' Table A1 epsilon)"),
     "noise": Key(number(0, 1), 0.0, "Dirichlet noise weight at the root, AlphaZero's self-play exploration"),
     "alpha": Key(number(1e-6), 0.3, "Dirichlet noise concentration alpha"),
     "reuse": Key(choice("no", "yes"), "no", "keep the searched subtree from move to move (the paper: no)"),
@@ -318,8 +319,8 @@ def _make_az_group(game, seeds, o):
     from search.puct import PUCT
 
     evaluator = make_evaluator(o["net"], game, device=o["device"], seed=seeds[0])
-    puct = PUCT(game, evaluator, games=len(seeds), c_puct=o["c_puct"], leaves=o["leaves"], noise_weight=o["noise"],
-                noise_alpha=o["alpha"], reuse=o["reuse"] == "yes", seed=seeds[0])  # fmt: skip
+    puct = PUCT(game, evaluator, games=len(seeds), c_puct=o["c_puct"], leaves=o["leaves"], root_eps=o["eps"],
+                noise_weight=o["noise"], noise_alpha=o["alpha"], reuse=o["reuse"] == "yes", seed=seeds[0])  # fmt: skip
     return AZGroup([AZAgent(game, seed, puct, row, simulations=o["simulations"], seconds=o["time"],
                             t_opening=o["t_opening"], tau=o["tau"], **_choice(game, o))
                     for row, seed in enumerate(seeds)])  # fmt: skip

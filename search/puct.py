@@ -28,7 +28,7 @@ from collections import namedtuple
 import numpy as np
 
 from games.jit import kernel
-from games.rng import derive_seeds, gamma, make_rng, next_u64, randint
+from games.rng import derive_seeds, gamma, make_rng, next_u64, randint, uniform
 from search.evaluator import write_legal
 from search.mcts import SearchResult
 
@@ -96,9 +96,12 @@ def puct_child(visits, value, prior, vloss, first, n, parent_n, c_puct, rng):
 
 
 @kernel
-def select_leaves(g, f, roots, todo, leaves, c_puct, rngs, game_dropout, states, planes, legal, dropout, keys,
-                  pend_game, pend_path, pend_len, pend_row, pend_value, s, moves):  # fmt: skip
+def select_leaves(g, f, roots, todo, leaves, c_puct, root_eps, rngs, game_dropout, states, planes, legal, dropout,
+                  keys, pend_game, pend_path, pend_len, pend_row, pend_value, s, moves):  # fmt: skip
     """Descend every tree i with todo[i] > 0 up to min(leaves, todo[i]) times and queue the leaves.
+
+    With probability root_eps a descent leaves an expanded root by a uniformly random child instead
+    of eq. (8) (the AlphaDDA authors' reading of Table A1's epsilon); root_eps = 0 draws nothing.
 
     A leaf to evaluate gets a batch row (states, planes, legal, dropout [row]); a terminal leaf is
     scored at once (pend_row -1, pend_value from its mover's view). Every node on a path gets one
@@ -115,9 +118,13 @@ def select_leaves(g, f, roots, todo, leaves, c_puct, rngs, game_dropout, states,
             depth = 0
             pend_path[pending, 0] = node
             while f.first_child[i, node] >= 0 and not g.terminal(s):
-                parent_n = f.visits[i, node] + f.vloss[i, node]
-                node = puct_child(f.visits[i], f.value[i], f.prior[i], f.vloss[i], f.first_child[i, node],
-                                  f.n_children[i, node], parent_n, c_puct, rng)  # fmt: skip
+                first, n = f.first_child[i, node], f.n_children[i, node]
+                if depth == 0 and root_eps > 0.0 and uniform(rng) < root_eps:
+                    node = first + randint(rng, n)
+                else:
+                    parent_n = f.visits[i, node] + f.vloss[i, node]
+                    node = puct_child(f.visits[i], f.value[i], f.prior[i], f.vloss[i], first, n, parent_n, c_puct,
+                                      rng)  # fmt: skip
                 g.apply(s, f.action[i, node])
                 depth += 1
                 pend_path[pending, depth] = node
@@ -259,6 +266,9 @@ class PUCT:
         game: the game. evaluator: a `search.evaluator.Evaluator` for it.
         games: rows G. c_puct: eq. (8)'s exploration rate (Table A1: 1.25).
         leaves: descents per tree and step, with virtual loss (1: none, the sequential search).
+        root_eps: the probability that a descent leaves the root by a uniformly random child, the
+            exploration of the AlphaDDA authors' self-play and test games (their reading of Table A1's
+            epsilon = 0.2); 0 (default) is plain eq. (8).
         noise_weight, noise_alpha: Dirichlet noise at every new root, P <- (1 - w) P + w Dir(alpha)
             (AlphaZero's self-play; 0 turns it off).
         reuse: keep the subtree of the moves played from one search to the next. Off by default, as
@@ -268,12 +278,14 @@ class PUCT:
     """
 
     def __init__(self, game, evaluator, *, games: int = 1, c_puct: float = 1.25, leaves: int = 1,
-                 noise_weight: float = 0.0, noise_alpha: float = 0.3, reuse: bool = False, seed: int = 0,
-                 nodes: int = 1024):  # fmt: skip
+                 root_eps: float = 0.0, noise_weight: float = 0.0, noise_alpha: float = 0.3, reuse: bool = False,
+                 seed: int = 0, nodes: int = 1024):  # fmt: skip
         if games < 1 or leaves < 1:
             raise ValueError("games and leaves must be at least 1")
+        if not 0.0 <= root_eps <= 1.0:
+            raise ValueError(f"root_eps is a probability in [0, 1], got {root_eps}")
         self.game, self.evaluator = game, evaluator
-        self.c_puct, self.leaves = float(c_puct), int(leaves)
+        self.c_puct, self.leaves, self.root_eps = float(c_puct), int(leaves), float(root_eps)
         self.noise_weight, self.noise_alpha = float(noise_weight), float(noise_alpha)
         self.reuse = bool(reuse)
         self.forest = new_forest(games, nodes)
@@ -332,8 +344,9 @@ class PUCT:
             before = todo.copy()
             b = self.batch
             n_rows, pending = select_leaves(self.game.kernels, self.forest, self.roots, todo, self.leaves,
-                                            self.c_puct, self.rngs, game_dropout, b.states, b.planes, b.legal,
-                                            b.dropout, b.keys, *self._pend, self._state, self._moves)  # fmt: skip
+                                            self.c_puct, self.root_eps, self.rngs, game_dropout, b.states, b.planes,
+                                            b.legal, b.dropout, b.keys, *self._pend, self._state,
+                                            self._moves)  # fmt: skip
             if n_rows:
                 self.evaluator.evaluate(b, n_rows)
             backup(self.game.kernels, self.forest, pending, *self._pend, b.states, b.priors, b.values,

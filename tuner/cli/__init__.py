@@ -11,6 +11,7 @@ EXAMPLES = """examples:
   sparring arena connect4 mcts1 mcts4 --games 40        a seat-balanced match with 95% intervals
   sparring tournament connect4 mcts1 mcts2 minimax1 random --games 20
   sparring study run studies/sp-offline-connect4         off-line tuning in a study folder (see study --help)
+  sparring train connect4 --out runs/c4 --hours 2       AlphaZero self-play training that resumes
 """
 
 
@@ -235,10 +236,11 @@ def build_parser() -> argparse.ArgumentParser:
     tournament.add_argument("--anchor", action="append", metavar="SPEC=RATING", help="hold an agent's rating fixed")
     tournament.set_defaults(run=_tournament)
 
-    from tuner.cli import net, study
+    from tuner.cli import net, study, train
 
     study.add_commands(sub)
     net.add_commands(sub)
+    train.add_commands(sub)
     return parser
 
 

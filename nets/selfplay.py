@@ -1,0 +1,105 @@
+"""AlphaZero self-play [AlphaDDA App. 1.3]: many games at once through one lock-step PUCT search.
+
+Every game of an iteration is a row of one `search.puct.PUCT` forest, so the positions all games
+are waiting on go to the network in one batch (DESIGN section 8). Each move:
+
+    search (N_sim simulations; a simulation leaves the root by a random child with probability eps)
+    record  planes = State.encode(), pi = root visit counts / their sum, the player to move
+    play    ply < T_opening: eq. (9), exp(N_a / tau); otherwise the most visited move, ties at random
+
+and when a game ends every recorded position gets the result for the player who was to move there
+(+1 win, 0 draw, -1 loss): eq. (10)'s c_win on our planes, which are from the mover's view.
+`augment` multiplies the examples by the game's board symmetries (Connect4 2, the Othellos 8).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from games.rng import derive_seeds, make_rng
+from search.move_choice import choose_by_temperature, choose_move
+from search.puct import PUCT
+
+
+@dataclass(frozen=True)
+class Examples:
+    """Training positions with their targets; N rows."""
+
+    planes: np.ndarray  # uint8 [N, 3, H, W]: State.encode() (0/1, stored small)
+    policy: np.ndarray  # float32 [N, A]: the search's visit distribution at the root, 0 on illegal moves
+    value: np.ndarray  # float32 [N]: the game's result for the player to move: +1, 0 or -1
+
+    def __len__(self) -> int:
+        return len(self.value)
+
+    @staticmethod
+    def concat(parts: list[Examples]) -> Examples:
+        return Examples(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("planes", "policy", "value")))
+
+
+@dataclass(frozen=True)
+class SelfPlayStats:
+    games: int
+    positions: int  # before augmentation
+    first_wins: int
+    draws: int
+    simulations: int
+
+
+def self_play(game, evaluator, *, games: int, simulations: int, seed: int, c_puct: float = 1.25,
+              t_opening: int = 4, tau: float = 50.0, eps: float = 0.2, noise: float = 0.0, alpha: float = 0.3,
+              leaves: int = 1) -> tuple[Examples, SelfPlayStats]:  # fmt: skip
+    """Play `games` games of the net against itself, all in lock-step; return their positions and targets.
+
+    Args:
+        game: a games.Game. evaluator: a search.evaluator.Evaluator for it (the net, in eval mode).
+        games: N_self, played at once. simulations: N_sim per move. seed: the games' streams derive from it.
+        c_puct, t_opening, tau, eps: Table A1's C_puct, T_opening, tau and epsilon (module docstring).
+        noise, alpha: AlphaZero's Dirichlet noise at the root (0: none, as the authors' code).
+        leaves: descents per tree and step with virtual loss (1: the sequential search).
+    Returns:
+        the examples in game order (each game's positions in play order), and counts.
+    """
+    search_seed, choice_seed = derive_seeds(seed, count=2, bits=64)
+    puct = PUCT(game, evaluator, games=games, c_puct=c_puct, leaves=leaves, root_eps=eps, noise_weight=noise,
+                noise_alpha=alpha, seed=search_seed)  # fmt: skip
+    rngs = [make_rng(s) for s in derive_seeds(choice_seed, count=games, bits=64)]
+    states = [game.new_initial_state() for _ in range(games)]
+    a = game.num_distinct_actions()
+    planes, policy, movers = ([[] for _ in range(games)] for _ in range(3))
+    active, sims = list(range(games)), 0
+    while active:
+        results = puct.search(active, [states[i] for i in active], simulations=simulations)
+        for i, r in zip(active, results):
+            state = states[i]
+            pi = np.zeros(a, dtype=np.float32)
+            pi[r.actions] = r.visits / r.visits.sum()
+            planes[i].append(state.encode().astype(np.uint8))
+            policy[i].append(pi)
+            movers[i].append(state.current_player())
+            sims += r.simulations
+            if len(state.history()) < t_opening:
+                action = choose_by_temperature(r.actions, r.visits, tau, rngs[i])
+            else:
+                action = choose_move(r.actions, r.visits, np.inf, 0.0, rngs[i])
+            state.apply_action(action)
+        active = [i for i in active if not states[i].is_terminal()]
+    values, first_wins, draws = [], 0, 0
+    for i, state in enumerate(states):
+        returns = state.returns()
+        values.append(np.array([returns[m] for m in movers[i]], dtype=np.float32))
+        first_wins += returns[0] > 0
+        draws += returns[0] == 0
+    examples = Examples(np.stack([p for g in planes for p in g]), np.stack([p for g in policy for p in g]),
+                        np.concatenate(values))  # fmt: skip
+    return examples, SelfPlayStats(games, len(examples), int(first_wins), int(draws), sims)
+
+
+def augment(game, examples: Examples) -> Examples:
+    """The examples under every board symmetry of `game` (identity first): planes and policies mapped
+    together (games.Game.symmetries), values unchanged. [AlphaDDA App. 1.3: 2 for Connect4, 8 for Othello]"""
+    pairs = game.symmetries(examples.planes, examples.policy)
+    return Examples(np.concatenate([p for p, _ in pairs]), np.concatenate([q for _, q in pairs]).astype(np.float32),
+                    np.tile(examples.value, len(pairs)))  # fmt: skip

@@ -1,0 +1,326 @@
+"""AlphaZero training in a run folder that survives a crash [AlphaDDA App. 1.3, eq. 10, Table A1].
+
+Each iteration: *Self-play* (N_self games at once, `nets.selfplay`), *Augmentation* (board
+symmetries), the examples join a queue of the last N_queue positions, *Learning* (N_epoch passes
+over the queue in shuffled mini-batches of N_batch, SGD with momentum and weight decay, loss
+eq. 10: (c_win - v)^2 - pi^T log p). The run folder:
+
+    config.json     the TrainConfig, written once; a resumed run must ask for the same one
+    checkpoint.pt   all a run needs to go on after its last finished iteration: weights, optimizer,
+                    replay queue, the best net so far, the per-iteration history (written atomically)
+    net.pt, best.pt the latest and the best network as sparring checkpoints (az:net=DIR/net.pt)
+    log.jsonl       one line per finished iteration (rewritten from checkpoint.pt on resume)
+
+Iteration i draws its games and its shuffles from (seed, i) alone, so a run killed at any moment
+and resumed ends with the same weights as a run never stopped (on the same device and threads).
+
+Where the paper is silent we follow the authors' code (github.com/KazuhisaFujita/AlphaDDA,
+AlphaZero/*/train_mp.py, read for facts): a simulation leaves the root by a random child with
+probability epsilon; the first T_opening plies use eq. (9), later ones the most visited move;
+a mini-batch is N_batch positions and an epoch one pass over the queue. One difference: our SGD
+keeps its momentum from one iteration to the next (theirs starts afresh every iteration).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+import games
+from games.rng import derive_seeds
+from nets.checkpoint import save, write_atomically
+from nets.evaluator import NetEvaluator, _device
+from nets.model import build
+from nets.selfplay import Examples, augment, self_play
+
+_A1 = {"c_puct": 1.25, "eps": 0.2, "epochs": 1, "batch": 2048, "lr": 0.2, "momentum": 0.9, "weight_decay": 1e-4}
+_KEYS = ("iterations", "games", "simulations", "t_opening", "tau", "queue")
+TABLE_A1 = {
+    "connect4": {**dict(zip(_KEYS, (600, 30, 200, 4, 50.0, 20000))), **_A1},
+    "othello6": {**dict(zip(_KEYS, (600, 10, 200, 4, 20.0, 20000))), **_A1},
+    "othello": {**dict(zip(_KEYS, (700, 10, 400, 6, 40.0, 50000))), **_A1},
+}
+"""AlphaDDA Table A1 per game (N_iter, N_self, N_sim, T_opening, tau, N_queue, C_puct, epsilon, N_epoch,
+N_batch, learning rate, momentum, weight decay). Breakthrough is not in the paper: it trains with Othello's."""
+TABLE_A1["breakthrough"] = TABLE_A1["othello"]
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Everything that decides what a run computes; a run folder keeps one for its whole life."""
+
+    game: str
+    size: str = "small"  # nets.SIZES[game]
+    filters: int | None = None  # overrides of the size's body (tiny nets in tests)
+    blocks: int | None = None
+    games: int = 30  # N_self, played at once
+    simulations: int = 200  # N_sim
+    c_puct: float = 1.25
+    t_opening: int = 4
+    tau: float = 50.0
+    eps: float = 0.2  # a simulation leaves the root by a random child (authors' code)
+    noise: float = 0.0  # AlphaZero's Dirichlet noise weight at the root (not in the paper)
+    alpha: float = 0.3
+    leaves: int = 1  # descents per tree and step, virtual loss (1: the paper's sequential search)
+    queue: int = 20000  # N_queue
+    epochs: int = 1
+    batch: int = 2048
+    lr: float = 0.2
+    momentum: float = 0.9
+    weight_decay: float = 1e-4
+    seed: int = 0
+    eval_every: int = 10  # iterations between yardstick matches (0: none)
+
+    @classmethod
+    def for_game(cls, game: str, **overrides) -> TrainConfig:
+        """Table A1's settings for `game`, with `overrides` (None values ignored)."""
+        if game not in TABLE_A1:
+            raise ValueError(f"no training settings for {game!r}; games: {', '.join(TABLE_A1)}")
+        defaults = {k: v for k, v in TABLE_A1[game].items() if k != "iterations"}
+        return cls(game=game, **{**defaults, **{k: v for k, v in overrides.items() if v is not None}})
+
+    def check(self) -> None:
+        """ValueError in one line for a setting that cannot work."""
+        games.load(self.game)
+        build(self.game, self.size, **self.net_overrides())  # unknown size or override
+        positive = ("games", "simulations", "leaves", "queue", "epochs", "batch")
+        for name in positive:
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.batch < 2:
+            raise ValueError("batch must be at least 2 (batch norm needs two positions)")
+        for name in ("eps", "noise", "momentum"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"{name} must lie in [0, 1], got {getattr(self, name)}")
+        if self.tau <= 0 or self.lr <= 0 or self.alpha <= 0 or self.weight_decay < 0 or self.t_opening < 0:
+            raise ValueError("tau, lr and alpha must be positive, weight_decay and t_opening not negative")
+        if self.eval_every < 0:
+            raise ValueError(f"eval_every must be 0 (never) or more, got {self.eval_every}")
+
+    def net_overrides(self) -> dict:
+        return {k: v for k, v in (("filters", self.filters), ("blocks", self.blocks)) if v is not None}
+
+
+class RunError(ValueError):
+    """A run folder that cannot be used as asked; the message is one line saying why and what to do."""
+
+
+class ReplayQueue:
+    """The last `capacity` training positions, oldest overwritten first (N_queue)."""
+
+    def __init__(self, game, capacity: int):
+        a, shape = game.num_distinct_actions(), (3, *game.board_shape)
+        self.planes = np.zeros((capacity, *shape), dtype=np.uint8)
+        self.policy = np.zeros((capacity, a), dtype=np.float32)
+        self.value = np.zeros(capacity, dtype=np.float32)
+        self.size, self.head = 0, 0
+
+    def add(self, examples: Examples) -> None:
+        capacity = len(self.value)
+        keep = slice(max(0, len(examples) - capacity), len(examples))
+        rows = (self.head + np.arange(keep.stop - keep.start)) % capacity
+        self.planes[rows], self.policy[rows], self.value[rows] = (
+            examples.planes[keep],
+            examples.policy[keep],
+            examples.value[keep],
+        )
+        self.head = int((self.head + len(rows)) % capacity)
+        self.size = min(capacity, self.size + len(rows))
+
+    def contents(self) -> Examples:
+        return Examples(self.planes[: self.size], self.policy[: self.size], self.value[: self.size])
+
+    def state_dict(self) -> dict:
+        arrays = {k: torch.from_numpy(getattr(self, k)) for k in ("planes", "policy", "value")}
+        return {**arrays, "size": self.size, "head": self.head}
+
+    def load_state_dict(self, state: dict) -> None:
+        for k in ("planes", "policy", "value"):
+            getattr(self, k)[:] = state[k].numpy()
+        self.size, self.head = int(state["size"]), int(state["head"])
+
+
+def learn(model, optimizer, examples: Examples, *, batch: int, epochs: int, generator: torch.Generator,
+          device: torch.device) -> dict:  # fmt: skip
+    """`epochs` passes over `examples` in shuffled mini-batches of `batch` with eq. (10)'s loss.
+
+    A last mini-batch of one position is skipped (batch norm cannot train on one). Returns the
+    position-weighted mean value loss (c_win - v)^2, policy loss -pi^T log p, and the SGD steps."""
+    model.train()
+    n, totals, steps, seen = len(examples), np.zeros(2), 0, 0
+    for _ in range(epochs):
+        order = torch.randperm(n, generator=generator).numpy()
+        for start in range(0, n, batch):
+            rows = order[start : start + batch]
+            if len(rows) < 2:
+                continue
+            x = torch.from_numpy(examples.planes[rows]).to(device, torch.float32)
+            pi = torch.from_numpy(examples.policy[rows]).to(device)
+            z = torch.from_numpy(examples.value[rows]).to(device)
+            logits, v = model(x)
+            loss_v = ((z - v) ** 2).mean()
+            loss_p = -(pi * F.log_softmax(logits, dim=1)).sum(dim=1).mean()
+            optimizer.zero_grad()
+            (loss_v + loss_p).backward()
+            optimizer.step()
+            totals += len(rows) * np.array([loss_v.item(), loss_p.item()])
+            steps += 1
+            seen += len(rows)
+    model.eval()
+    return {"loss_value": totals[0] / max(seen, 1), "loss_policy": totals[1] / max(seen, 1), "steps": steps}
+
+
+class Run:
+    """A training run in a folder: created fresh or resumed from its last finished iteration.
+
+    Args:
+        folder: the run folder (created if missing; an existing one must hold a run of the same config).
+        config: the run's settings (TrainConfig.for_game gives Table A1's).
+        device: "auto", "cpu", "cuda" or "cuda:N", where self-play and learning run; not part of the
+            config, so a run may move between machines.
+        provenance: plain data recorded in every network the run writes (command, commit, versions).
+    """
+
+    def __init__(self, folder, config: TrainConfig, *, device: str = "auto", provenance: dict | None = None):
+        config.check()
+        self.folder, self.config = Path(folder), config
+        self.device = _device(device)
+        self.provenance = dict(provenance or {})
+        self.game = games.load(config.game)
+        self._open_folder()
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(config.seed)
+            self.model = build(config.game, config.size, **config.net_overrides())
+        self.model.to(self.device)
+        self.optimizer = torch.optim.SGD(self.model.parameters(), lr=config.lr, momentum=config.momentum,
+                                         weight_decay=config.weight_decay)  # fmt: skip
+        self.queue = ReplayQueue(self.game, config.queue)
+        self.iteration, self.history = 0, []
+        self.best_iteration, self.best_state = 0, _copy_state(self.model)
+        if (self.folder / "checkpoint.pt").exists():
+            self._resume()
+        self._export()
+        self.evaluator = NetEvaluator(self.model, device=str(self.device))
+
+    def _open_folder(self) -> None:
+        path = self.folder / "config.json"
+        wanted = dataclasses.asdict(self.config)
+        if path.exists():
+            try:
+                stored = json.loads(path.read_text())
+            except (OSError, ValueError) as e:
+                raise RunError(f"{path} is unreadable ({e}); restore it or start a new run with another --out") from e
+            changed = [f"{k} {stored.get(k)!r} -> {v!r}" for k, v in wanted.items() if stored.get(k) != v]
+            if changed:
+                raise RunError(f"{self.folder} holds a run with other settings ({'; '.join(changed)}): "
+                               f"resume it with the same settings, or train into a new --out")  # fmt: skip
+            return
+        if self.folder.exists() and any(self.folder.iterdir()):
+            raise RunError(f"{self.folder} is not empty and holds no training run (no config.json): use a new --out")
+        self.folder.mkdir(parents=True, exist_ok=True)
+        text = json.dumps(wanted, indent=1).encode()
+        write_atomically(path, lambda f: f.write(text))
+
+    def _resume(self) -> None:
+        path = self.folder / "checkpoint.pt"
+        try:
+            blob = torch.load(path, map_location=self.device, weights_only=True)
+            self.model.load_state_dict(blob["model"])
+            self.optimizer.load_state_dict(blob["optimizer"])
+            self.queue.load_state_dict({k: v.cpu() if torch.is_tensor(v) else v for k, v in blob["queue"].items()})
+            self.best_state = blob["best_state"]
+            self.iteration, self.best_iteration = int(blob["iteration"]), int(blob["best_iteration"])
+            self.history = json.loads(blob["history"])
+        except Exception as e:  # any damage: say so, never start over silently
+            why = " ".join(str(e).split())[:200]
+            raise RunError(f"{path} cannot be read ({why}); restore it, or start a new run with another --out") from e
+        self.model.eval()
+        lines = "".join(json.dumps(r) + "\n" for r in self.history).encode()
+        write_atomically(self.folder / "log.jsonl", lambda f: f.write(lines))
+
+    def _checkpoint(self) -> None:
+        blob = {
+            "iteration": self.iteration,
+            "model": _copy_state(self.model),
+            "optimizer": self.optimizer.state_dict(),
+            "queue": self.queue.state_dict(),
+            "best_state": self.best_state,
+            "best_iteration": self.best_iteration,
+            "history": json.dumps(self.history),
+        }
+        buffer = io.BytesIO()
+        torch.save(blob, buffer)
+        write_atomically(self.folder / "checkpoint.pt", lambda f: f.write(buffer.getbuffer()))
+
+    def _export(self) -> None:
+        """net.pt and best.pt from the state in memory (after a resume: the last finished iteration)."""
+        save(self.folder / "net.pt", self.model, self._provenance(self.iteration))
+        current = _copy_state(self.model)
+        self.model.load_state_dict(self.best_state)
+        save(self.folder / "best.pt", self.model, self._provenance(self.best_iteration))
+        self.model.load_state_dict(current)
+
+    def _provenance(self, iteration: int) -> dict:
+        games_played = sum(r["games"] for r in self.history[:iteration])
+        seconds = sum(r["self_play_seconds"] + r["learn_seconds"] for r in self.history[:iteration])
+        return {**self.provenance, "trained": iteration > 0, "iteration": iteration, "self_play_games": games_played,
+                "training_seconds": round(seconds, 1), "config": dataclasses.asdict(self.config)}  # fmt: skip
+
+    def step(self, evaluate=None) -> dict:
+        """Run one iteration and commit it to the folder; return its history record.
+
+        evaluate(iteration, net_path, best_path) -> dict with a bool "promote" is called when the
+        iteration is a multiple of eval_every; its record joins the history, and "promote" makes the
+        new net the best one."""
+        c, i = self.config, self.iteration + 1
+        play_seed, learn_seed = derive_seeds(c.seed, i, count=2, bits=64)
+        start = time.perf_counter()
+        examples, stats = self_play(self.game, self.evaluator, games=c.games, simulations=c.simulations,
+                                    seed=play_seed, c_puct=c.c_puct, t_opening=c.t_opening, tau=c.tau, eps=c.eps,
+                                    noise=c.noise, alpha=c.alpha, leaves=c.leaves)  # fmt: skip
+        played = time.perf_counter()
+        self.queue.add(augment(self.game, examples))
+        generator = torch.Generator().manual_seed(learn_seed)
+        losses = learn(self.model, self.optimizer, self.queue.contents(), batch=c.batch, epochs=c.epochs,
+                       generator=generator, device=self.device)  # fmt: skip
+        learned = time.perf_counter()
+        record = {
+            "iteration": i,
+            "games": stats.games,
+            "positions": stats.positions,
+            "first_wins": stats.first_wins,
+            "draws": stats.draws,
+            "queue": self.queue.size,
+            **{k: round(v, 5) if isinstance(v, float) else v for k, v in losses.items()},
+            "self_play_seconds": round(played - start, 3),
+            "learn_seconds": round(learned - played, 3),
+            "positions_per_second": round(stats.positions / (played - start), 1),
+            "simulations_per_second": round(stats.simulations / (played - start), 1),
+        }
+        self.iteration = i
+        self.history.append(record)
+        save(self.folder / "net.pt", self.model, self._provenance(i))
+        if evaluate is not None and c.eval_every and i % c.eval_every == 0:
+            result = evaluate(i, self.folder / "net.pt", self.folder / "best.pt")
+            record["eval"] = result
+            if result.get("promote"):
+                self.best_iteration, self.best_state = i, _copy_state(self.model)
+        record["seconds"] = round(time.perf_counter() - start, 3)
+        self._checkpoint()  # the commit point: a crash before it redoes iteration i from the same seeds
+        with open(self.folder / "log.jsonl", "a") as f:
+            f.write(json.dumps(record) + "\n")
+        if record.get("eval", {}).get("promote"):
+            self._export()
+        return record
+
+
+def _copy_state(model) -> dict:
+    return {k: v.detach().clone() for k, v in model.state_dict().items()}

@@ -1,0 +1,129 @@
+"""`sparring train GAME --out DIR`: AlphaZero self-play training that resumes where it stopped."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+import games
+
+RAW = argparse.RawDescriptionHelpFormatter
+
+# option -> (TrainConfig field, type, help); each defaults to the game's Table A1 value or the stored run's
+_SETTINGS = {
+    "--size": ("size", str, "network size: small (32 filters, for CPUs; default) or paper (256, Table A1)"),
+    "--filters": ("filters", int, "override the size's filters"),
+    "--blocks": ("blocks", int, "override the size's residual blocks"),
+    "--games": ("games", int, "N_self: self-play games per iteration, played at once (30, 10, 10)"),
+    "--simulations": ("simulations", int, "N_sim per move (200, 200, 400)"),
+    "--c-puct": ("c_puct", float, "C_puct of eq. 8 (1.25)"),
+    "--t-opening": ("t_opening", int, "T_opening: plies chosen by eq. 9 (4, 4, 6)"),
+    "--tau": ("tau", float, "eq. 9's temperature (50, 20, 40)"),
+    "--eps": ("eps", float, "epsilon: chance a simulation leaves the root by a random child (0.2)"),
+    "--noise": ("noise", float, "AlphaZero's Dirichlet noise weight at the root (0: off, as the paper)"),
+    "--alpha": ("alpha", float, "Dirichlet concentration (0.3)"),
+    "--leaves": ("leaves", int, "descents per tree and step with virtual loss (1: the paper's search)"),
+    "--queue": ("queue", int, "N_queue: positions kept for learning (20000, 20000, 50000)"),
+    "--epochs": ("epochs", int, "N_epoch: passes over the queue per iteration (1)"),
+    "--batch": ("batch", int, "N_batch: positions per mini-batch (2048)"),
+    "--lr": ("lr", float, "SGD learning rate (0.2)"),
+    "--momentum": ("momentum", float, "SGD momentum (0.9)"),
+    "--weight-decay": ("weight_decay", float, "SGD weight decay (1e-4)"),
+    "--seed": ("seed", int, "seeds the initial net and every iteration's games and shuffles (0)"),
+    "--eval-every": ("eval_every", int, "iterations between yardstick matches, 0 for none (10)"),
+}
+
+
+def _config(args):
+    """The run's TrainConfig: the stored one when --out holds a run, else Table A1's, with the options given."""
+    from nets.train import TrainConfig
+    from tuner.cli import CommandError
+
+    given = {field: getattr(args, field) for field, _, _ in _SETTINGS.values() if getattr(args, field) is not None}
+    stored = args.out / "config.json"
+    try:
+        if stored.exists():
+            base = json.loads(stored.read_text())
+            if base.get("game") != args.game:
+                raise CommandError(f"{args.out} holds a {base.get('game')} run, not {args.game}: use another --out")
+            config = TrainConfig(**{**base, **given})
+        else:
+            config = TrainConfig.for_game(args.game, **given)
+        config.check()
+    except (TypeError, ValueError) as e:
+        raise CommandError(str(e)) from None
+    return config
+
+
+def _train(args) -> int:
+    from tqdm import tqdm
+
+    from nets.train import TABLE_A1, Run
+    from tuner.cli import CommandError
+    from tuner.study.provenance import environment
+    from tuner.training import Yardsticks, write_report
+
+    config = _config(args)
+    target = args.iterations or TABLE_A1[args.game]["iterations"]
+    command = "sparring " + " ".join(sys.argv[1:]) if sys.argv[1:] else "sparring train"
+    provenance = {"command": command, **environment(config.seed)}
+    try:
+        run = Run(args.out, config, device=args.device, provenance=provenance)
+    except ValueError as e:
+        raise CommandError(str(e)) from None
+    yardsticks = Yardsticks(config, games=args.eval_games, device=args.device) if args.eval_games else None
+    if run.iteration >= target:
+        print(f"{args.out}: already at iteration {run.iteration} of {target}; raise --iterations to go on")
+        return 0
+    print(f"{args.out}: {config.game}, {run.model.describe()}; iteration {run.iteration} -> {target} on "
+          f"{run.device}, seed {config.seed}", file=sys.stderr)  # fmt: skip
+    deadline = time.monotonic() + args.hours * 3600 if args.hours else None
+    played = sum(r["games"] for r in run.history)
+    with tqdm(total=target, initial=run.iteration, desc=f"train {config.game}", unit="it", file=sys.stderr,
+              disable=None, dynamic_ncols=True) as bar:  # fmt: skip
+        while run.iteration < target and (deadline is None or time.monotonic() < deadline):
+            record = run.step(yardsticks)
+            played += record["games"]
+            bar.update(1)
+            bar.set_postfix(games=played, pos_s=record["positions_per_second"], v=record["loss_value"],
+                            p=record["loss_policy"], refresh=False)  # fmt: skip
+            if "eval" in record or run.iteration == target:
+                write_report(args.out, run.history, config, provenance)
+    if "eval" in (run.history[-1] if run.history else {}):
+        scores = ", ".join(f"{k} {m['score']:.2f}" for k, m in run.history[-1]["eval"]["matches"].items())
+        print(f"last yardsticks (iteration {run.history[-1]['iteration']}): {scores}", file=sys.stderr)
+    print(f"{args.out}: iteration {run.iteration} of {target}; the net is {args.out / 'net.pt'}"
+          + ("" if run.iteration >= target else " (run the same command to go on)"))  # fmt: skip
+    return 0
+
+
+def add_commands(sub) -> None:
+    """The `train` command, on the main parser's subparsers."""
+    from pathlib import Path
+
+    train = sub.add_parser(
+        "train",
+        help="AlphaZero self-play training in a run folder that resumes",
+        description="Train a policy-value net by AlphaZero self-play (AlphaDDA App. 1.3) with Table A1's\n"
+        "settings, each overridable. The run folder keeps checkpoints, the replay queue, a log and a\n"
+        "report; running the same command again resumes after the last finished iteration, also after\n"
+        "a crash or kill. Settings not given are taken from the stored run, and a setting that differs\n"
+        "from it is refused. Every --eval-every iterations the net plays short matches against MCTS1,\n"
+        "Minimax1 and the best net so far (report.md, score.png).",
+        epilog="examples:\n  sparring train connect4 --out runs/c4 --hours 2\n"
+        "  sparring train othello6 --out runs/o6 --iterations 100 --device cuda\n"
+        "  sparring arena connect4 'az:net=runs/c4/net.pt' mcts1 --games 100",
+        formatter_class=RAW,
+    )
+    train.add_argument("game", choices=games.names(), metavar="GAME", help=f"one of {', '.join(games.names())}")
+    train.add_argument("--out", required=True, type=Path, metavar="DIR", help="the run folder (created or resumed)")
+    budget = train.add_mutually_exclusive_group()
+    budget.add_argument("--iterations", type=int, metavar="N", help="train up to iteration N (Table A1's N_iter)")
+    budget.add_argument("--hours", type=float, metavar="H", help="stop after the iteration in which H hours pass")
+    train.add_argument("--device", default="auto", help="auto (CUDA when present), cpu, cuda or cuda:N (auto)")
+    train.add_argument("--eval-games", type=int, default=10, help="games per yardstick match, 0 for none (10)")
+    for option, (field, kind, text) in _SETTINGS.items():
+        train.add_argument(option, dest=field, type=kind, default=None, help=text)
+    train.set_defaults(run=_train)
