@@ -337,6 +337,21 @@ def _check_az(game, o):
         raise ValueError(f"no network at {o['net']!r}: give a checkpoint's path, or net=uniform / net=playout")
 
 
+def _make_perfect(game, seed, o):
+    from search.perfect import PerfectAgent
+
+    return PerfectAgent(game, seed, depth=o["depth"])
+
+
+def _check_perfect(game, o):
+    from search.perfect import INSTALL, available
+
+    if game.name != "connect4":
+        raise ValueError(f"perfect plays connect4 only (a solver of that game), not {game.name!r}")
+    if not available():
+        raise ValueError(INSTALL)
+
+
 def _make_minimax(game, seed, o):
     return MinimaxAgent(game, seed, depth=o["depth"], variant=int(o["eval"][-1]), endgame=o["endgame"])
 
@@ -378,6 +393,9 @@ AGENTS = {
                     lambda g, o: _check_sironi(g, o, True)),
     "az": AgentKind(_AZ_KEYS, lambda game, seed, o: _make_az_group(game, [seed], o)[0],
                     "AlphaZero: PUCT search over a policy-value net (AlphaDDA App. 1)", _check_az, _make_az_group),
+    "perfect": AgentKind({"depth": Key(number(1, integer=True), None, "search depth in plies (none: exact)")},
+                         _make_perfect, "Connect4's perfect player, the bitbully solver (extra [solver])",
+                         _check_perfect),
     "minimax": AgentKind(_MINIMAX_KEYS, _make_minimax, "alpha-beta minimax with AlphaDDA's evaluations (App. 4)",
                          _check_minimax),
     "minimax1": AgentKind(_MINIMAX_KEYS, _make_minimax, "AlphaDDA's Minimax1", _check_minimax),

@@ -28,7 +28,7 @@ _SETTINGS = {
     "--queue": ("queue", int, "N_queue: positions kept for learning (20000, 20000, 50000)"),
     "--epochs": ("epochs", int, "N_epoch: passes over the queue per iteration (1)"),
     "--batch": ("batch", int, "N_batch: positions per mini-batch (2048)"),
-    "--lr": ("lr", float, "SGD learning rate (0.2)"),
+    "--lr": ("lr", float, "SGD learning rate (0.02; Table A1 says 0.2, which killed the small net's value head)"),
     "--momentum": ("momentum", float, "SGD momentum (0.9)"),
     "--weight-decay": ("weight_decay", float, "SGD weight decay (1e-4)"),
     "--seed": ("seed", int, "seeds the initial net and every iteration's games and shuffles (0)"),

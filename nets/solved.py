@@ -1,0 +1,72 @@
+"""A Connect4 net scored against exact values: the shipped solved test set (nets/data/connect4_solved.csv).
+
+The file holds 1,000 random reachable positions at plies 8-30 with their exact values and best
+moves, written by `scripts/make_connect4_solved.py` with the bitbully solver (see there). Scoring a
+net needs no solver: one forward over the positions gives
+- sign accuracy: on won and lost positions, how often the value head's sign is the true one;
+- draws: on drawn positions, how often |v| < 0.5;
+- top move keeps the value: how often the policy's most likely legal move keeps the position's
+  win, draw or loss, counted where some legal move would not (elsewhere every move does);
+- top move is best: how often it is a move of the best score (the fastest win or slowest loss).
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from importlib import resources
+
+import numpy as np
+import torch
+
+import games
+from nets.evaluator import NetEvaluator
+
+
+@dataclass(frozen=True)
+class SolvedPosition:
+    moves: str  # columns played from the empty board
+    value: int  # exact score for the player to move: > 0 win, 0 draw, < 0 loss
+    best: str  # moves of the best score
+    keeps: str  # moves that keep the game-theoretic value
+
+
+def load_solved() -> list[SolvedPosition]:
+    """The shipped test set."""
+    text = resources.files("nets").joinpath("data/connect4_solved.csv").read_text()
+    rows = csv.DictReader(text.splitlines())
+    return [SolvedPosition(r["moves"], int(r["value"]), r["best"], r["keeps"]) for r in rows]
+
+
+def score_on_solved(model, positions: list[SolvedPosition] | None = None, *, device: str = "cpu") -> dict:
+    """The module docstring's measures of a Connect4 net on `positions` (the shipped set by default)."""
+    positions = load_solved() if positions is None else positions
+    game = games.load("connect4")
+    evaluator = NetEvaluator(model, game="connect4", device=device)
+    batch = evaluator.new_batch(game, len(positions))
+    legal = []
+    for row, p in enumerate(positions):
+        state = game.new_initial_state()
+        for ch in p.moves:
+            state.apply_action(int(ch))
+        batch.put(row, state)
+        legal.append(len(state.legal_actions()))
+    with torch.inference_mode():
+        evaluator.evaluate(batch, len(positions))
+    values = batch.values[: len(positions)]
+    top = batch.priors[: len(positions)].argmax(axis=1)
+    truth = np.sign([p.value for p in positions])
+    decided = truth != 0
+    some_lose = np.array([len(p.keeps) < n for p, n in zip(positions, legal)])
+    keeps = np.array([str(a) in p.keeps for a, p in zip(top, positions)])
+    best = np.array([str(a) in p.best for a, p in zip(top, positions)])
+    return {
+        "positions": len(positions),
+        "sign_accuracy": float((np.sign(values[decided]) == truth[decided]).mean()),
+        "decided": int(decided.sum()),
+        "draws_near_zero": float((np.abs(values[~decided]) < 0.5).mean()) if (~decided).any() else float("nan"),
+        "draws": int((~decided).sum()),
+        "top_move_keeps_value": float(keeps[some_lose].mean()),
+        "nontrivial": int(some_lose.sum()),
+        "top_move_is_best": float(best.mean()),
+    }
