@@ -1,0 +1,97 @@
+"""The bitbully solver against our Connect4 rules and known truths, the `perfect` agent, the solved test set."""
+
+import numpy as np
+import pytest
+import torch
+
+import games
+import nets
+import search
+from tuner.match import play_match
+
+bitbully = pytest.importorskip("bitbully", reason="the solver extra is not installed: pip install 'sparring[solver]'")
+from search import perfect  # noqa: E402
+from search.perfect import move_scores, value  # noqa: E402
+
+C4 = games.load("connect4")
+
+
+def test_the_solver_board_follows_our_rules_move_by_move():
+    """200 random games: after every move both sides agree on the legal moves, a win, and a full board."""
+    rng = np.random.default_rng(0)
+    endings = {"win": 0, "draw": 0}
+    for _ in range(200):
+        ours, theirs = C4.new_initial_state(), bitbully.Board()
+        while not ours.is_terminal():
+            assert ours.legal_actions() == sorted(theirs.legal_moves())
+            assert not theirs.is_game_over()
+            move = int(rng.choice(ours.legal_actions()))
+            ours.apply_action(move)
+            theirs.play(move)
+        assert theirs.is_game_over()
+        won = ours.returns() != [0.0, 0.0]
+        assert theirs.has_win() == won and theirs.is_full() == (len(ours.history()) == 42)
+        endings["win" if won else "draw"] += 1
+    assert endings["win"] > 150 and endings["draw"] >= 0
+
+
+def test_the_first_player_wins_by_opening_in_the_centre():
+    """Connect4 is a first-player win with the centre opening; c and e (columns 2, 4) draw, the rest lose."""
+    scores = move_scores(C4.new_initial_state())
+    assert scores[3] > 0 and scores[2] == scores[4] == 0
+    assert all(scores[c] < 0 for c in (0, 1, 5, 6))
+    assert value(C4.new_initial_state()) > 0
+
+
+def test_scores_follow_the_solver_convention_on_a_win_in_one():
+    """Pons's scores: a win with the stone played after p moves scores (43 - p) // 2, a loss to the
+    opponent's stone after p moves -(43 - p) // 2. Player 0 has three in column 0 after 6 moves."""
+    state = C4.new_initial_state()
+    for a in (0, 6, 0, 6, 0, 5):
+        state.apply_action(a)
+    scores = move_scores(state)
+    assert scores[0] == (43 - 6) // 2 == max(scores.values()) and value(state) == 18
+    state.apply_action(1)  # player 1 does not block: every move but column 0 loses at once
+    scores = move_scores(state)
+    assert all(scores[c] == -((43 - 8) // 2) for c in range(1, 7)) and scores[0] > scores[1]
+
+
+def test_perfect_never_loses_and_picks_at_random_among_equal_moves():
+    result = play_match("connect4", "perfect", "mcts1", games=4, seed=0)
+    assert result.total.wins == 4
+    first = play_match("connect4", "perfect", "perfect", games=2, seed=0)
+    assert first.first.wins == 1 and first.second.losses == 1  # the first player wins, whoever plays it
+    agent = search.make_agent("connect4", "perfect", seed=1)
+    state = C4.new_initial_state()
+    for a in (3, 3, 3, 3, 3, 3):  # centre full: 2 and 4 are the best moves, mirror images
+        state.apply_action(a)
+    scores = move_scores(state)
+    best = {c for c, s in scores.items() if s == max(scores.values())}
+    picks = {agent.select_action(state) for _ in range(40)}
+    assert picks == best and len(best) >= 2
+
+
+def test_perfect_is_refused_in_one_line_off_connect4_or_without_the_extra(monkeypatch):
+    with pytest.raises(ValueError, match="perfect plays connect4 only"):
+        search.check_spec("othello6", "perfect")
+    monkeypatch.setattr(perfect, "available", lambda: False)
+    with pytest.raises(ValueError, match=r"pip install 'sparring\[solver\]'"):
+        search.check_spec("connect4", "perfect")
+
+
+def test_the_shipped_solved_set_matches_the_solver_and_scores_a_net():
+    from nets.solved import load_solved, score_on_solved
+
+    positions = load_solved()
+    assert len(positions) == 1000 and all(8 <= len(p.moves) <= 30 for p in positions)
+    for p in positions[:25]:  # the file's values are the solver's
+        state = C4.new_initial_state()
+        for ch in p.moves:
+            state.apply_action(int(ch))
+        scores = move_scores(state)
+        assert p.value == max(scores.values())
+        assert p.best == "".join(str(c) for c in sorted(scores) if scores[c] == p.value)
+    torch.manual_seed(0)
+    report = score_on_solved(nets.build("connect4", filters=8, blocks=1), positions[:200])
+    assert report["positions"] == 200 and report["decided"] + report["draws"] == 200
+    assert 0.0 <= report["sign_accuracy"] <= 1.0 and 0 < report["nontrivial"] <= 200

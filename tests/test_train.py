@@ -1,0 +1,229 @@
+"""AlphaZero training: self-play targets, augmentation, learning, and a run folder that resumes."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+import torch
+
+import games
+import nets
+from nets.selfplay import Examples, augment, self_play
+from nets.train import ReplayQueue, Run, TrainConfig, learn
+from search.evaluator import UniformEvaluator
+from tests.othello_reference import NaiveOthello
+from tuner.cli import main
+
+C4 = games.load("connect4")
+TINY = dict(filters=8, blocks=1, games=4, simulations=12, queue=300, batch=64, eval_every=0)
+
+
+def test_self_play_values_are_each_games_result_for_the_player_to_move():
+    """Connect4 alternates movers, so along a decisive game the targets alternate +1/-1 and the last
+    position (whose mover made the winning move) is +1; a swapped sign would make it -1."""
+    examples, stats = self_play(C4, UniformEvaluator("playout", seed=1), games=6, simulations=30, seed=3)
+    starts = list(np.flatnonzero(examples.planes[:, :2].sum(axis=(1, 2, 3)) == 0)) + [len(examples)]
+    assert len(starts) == stats.games + 1 and starts[0] == 0 and len(examples) == stats.positions
+    decided = 0
+    for start, end in zip(starts, starts[1:]):
+        game_values = examples.value[start:end]
+        if game_values[-1] != 0:
+            decided += 1
+            assert game_values[-1] == 1
+            assert np.all(game_values[:-1] == -game_values[1:])
+        else:
+            assert np.all(game_values == 0)
+    assert decided > 0
+    legal = examples.policy > 0
+    assert np.allclose(examples.policy.sum(axis=1), 1.0)
+    full = examples.planes[:, 0, 0, :] + examples.planes[:, 1, 0, :]  # top row occupied: column full
+    assert not np.any(legal & (full == 1))
+
+
+def test_augmentation_maps_each_othello_policy_to_the_same_move_of_the_transformed_board():
+    """Checked with the naive rulebook Othello: under each of the 8 symmetries the policy's move is
+    legal on the transformed planes and flips as many discs as the original move."""
+    game = games.load("othello6")
+    state, rng = game.new_initial_state(), np.random.default_rng(0)
+    for _ in range(9):
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    n = 6
+
+    def flips(planes, action):
+        board = NaiveOthello(n)
+        mover = int(planes[2, 0, 0])
+        board.board = [[mover if planes[0, r, c] else (1 - mover if planes[1, r, c] else -1) for c in range(n)]
+                       for r in range(n)]  # fmt: skip
+        return len(board._flips(*divmod(int(action), n), mover))
+
+    counts = {a: flips(state.encode(), a) for a in state.legal_actions()}
+    action = max(counts, key=counts.get)
+    policy = np.zeros(game.num_distinct_actions(), dtype=np.float32)
+    policy[action] = 1.0
+    ex = Examples(state.encode()[None].astype(np.uint8), policy[None], np.array([0.5], dtype=np.float32))
+    out = augment(game, ex)
+    assert len(out) == 8 and np.all(out.value == 0.5)
+    boards = set()
+    for planes, pi in zip(out.planes, out.policy):
+        moved = int(np.argmax(pi))
+        assert pi[moved] == 1.0 and flips(planes, moved) == counts[action] > 0
+        boards.add(planes.tobytes())
+    assert len(boards) == 8  # eight different boards, not the identity eight times
+
+
+def test_connect4_augmentation_mirrors_planes_and_columns():
+    state = C4.new_initial_state()
+    for a in (0, 0, 1, 5):
+        state.apply_action(a)
+    policy = np.array([0.5, 0.3, 0.2, 0, 0, 0, 0], dtype=np.float32)
+    out = augment(C4, Examples(state.encode()[None].astype(np.uint8), policy[None], np.zeros(1, np.float32)))
+    mirror = C4.new_initial_state()
+    for a in (6, 6, 5, 1):
+        mirror.apply_action(a)
+    assert len(out) == 2
+    assert np.array_equal(out.planes[1], mirror.encode()) and np.array_equal(out.policy[1], policy[::-1])
+
+
+def test_learning_fits_a_fixed_toy_target():
+    """Policy: always column 3; value: +1 when the mover has more pieces in column 0 than the
+    opponent, else -1. Both losses must fall far below their start (ln 7 and about 1)."""
+    rng = np.random.default_rng(0)
+    planes = (rng.random((512, 3, 6, 7)) < 0.3).astype(np.uint8)
+    planes[:, 1] *= 1 - planes[:, 0]
+    planes[:, 2] = rng.integers(0, 2, size=(512, 1, 1))
+    value = np.where(planes[:, 0, :, 0].sum(1) > planes[:, 1, :, 0].sum(1), 1.0, -1.0).astype(np.float32)
+    policy = np.zeros((512, 7), dtype=np.float32)
+    policy[:, 3] = 1.0
+    torch.manual_seed(0)
+    model = nets.build("connect4", filters=16, blocks=1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.02, momentum=0.9, weight_decay=1e-4)
+    gen = torch.Generator().manual_seed(0)
+    before = _losses(model, planes, policy, value)
+    for _ in range(30):
+        learn(model, opt, Examples(planes, policy, value), batch=64, epochs=1, generator=gen, device="cpu")
+    after = _losses(model, planes, policy, value)
+    assert before[1] > 1.5 and after[1] < 0.05
+    assert after[0] < 0.3 * before[0]
+    assert not model.training
+
+
+def _losses(model, planes, policy, value):
+    """Eq. (10)'s two terms over the whole set, the net in eval mode."""
+    with torch.no_grad():
+        logits, v = model(torch.from_numpy(planes).float())
+    loss_p = -(torch.from_numpy(policy) * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
+    return float(((torch.from_numpy(value) - v) ** 2).mean()), float(loss_p)
+
+
+def test_the_replay_queue_keeps_the_newest_positions():
+    queue = ReplayQueue(C4, 5)
+
+    def batch(values):
+        n = len(values)
+        return Examples(np.zeros((n, 3, 6, 7), np.uint8), np.zeros((n, 7), np.float32), np.array(values, np.float32))
+
+    queue.add(batch([1, 2, 3]))
+    queue.add(batch([4, 5, 6, 7]))
+    assert queue.size == 5 and sorted(queue.contents().value) == [3, 4, 5, 6, 7]
+    queue.add(batch(list(range(10, 22))))
+    assert sorted(queue.contents().value) == list(range(17, 22))
+
+
+def _weights(folder):
+    return torch.load(folder / "checkpoint.pt", weights_only=True)
+
+
+def _same_run(a, b):
+    wa, wb = _weights(a), _weights(b)
+    assert wa["iteration"] == wb["iteration"]
+    for k in wa["model"]:
+        assert torch.equal(wa["model"][k], wb["model"][k]), k
+    for k in ("planes", "policy", "value"):
+        assert torch.equal(wa["queue"][k], wb["queue"][k])
+    assert (wa["queue"]["size"], wa["queue"]["head"]) == (wb["queue"]["size"], wb["queue"]["head"])
+
+
+def test_a_resumed_run_continues_the_same_iterations_and_queue(tmp_path):
+    config = TrainConfig.for_game("connect4", **TINY)
+    straight = Run(tmp_path / "straight", config, device="cpu")
+    for _ in range(3):
+        straight.step()
+    first = Run(tmp_path / "resumed", config, device="cpu")
+    first.step()
+    first.step()
+    again = Run(tmp_path / "resumed", config, device="cpu")
+    assert again.iteration == 2 and [r["iteration"] for r in again.history] == [1, 2]
+    again.step()
+    _same_run(tmp_path / "straight", tmp_path / "resumed")
+    lines = (tmp_path / "resumed" / "log.jsonl").read_text().splitlines()
+    assert [json.loads(line)["iteration"] for line in lines] == [1, 2, 3]
+    net = nets.load(tmp_path / "resumed" / "net.pt", game="connect4")
+    assert net.meta["provenance"]["iteration"] == 3 and net.meta["provenance"]["self_play_games"] == 12
+
+
+def test_a_run_killed_with_sigkill_resumes_to_the_same_weights(tmp_path):
+    options = ["--filters", "8", "--blocks", "1", "--games", "4", "--simulations", "12", "--queue", "300",
+               "--batch", "64", "--eval-every", "0"]  # fmt: skip
+    command = [sys.executable, "-m", "tuner.cli", "train", "connect4", "--out", str(tmp_path / "killed"), *options]
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen([*command, "--iterations", "50"], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)  # fmt: skip
+    log = tmp_path / "killed" / "log.jsonl"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and (not log.exists() or len(log.read_text().splitlines()) < 2):
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    done = len(json.loads("[" + ",".join(log.read_text().splitlines()) + "]"))
+    assert 2 <= done < 50, "the run was not killed in the middle"
+    target = done + 2
+    assert main(["train", "connect4", "--out", str(tmp_path / "killed"), "--iterations", str(target), *options]) == 0
+    assert main(["train", "connect4", "--out", str(tmp_path / "straight"), "--iterations", str(target), *options]) == 0
+    _same_run(tmp_path / "killed", tmp_path / "straight")
+    assert not list((tmp_path / "killed").glob(".*.tmp"))
+
+
+def test_a_changed_configuration_is_refused_in_one_line(tmp_path, capsys):
+    out = tmp_path / "run"
+    base = ["train", "connect4", "--out", str(out), "--filters", "8", "--blocks", "1", "--games", "2",
+            "--simulations", "8", "--batch", "16", "--eval-every", "0"]  # fmt: skip
+    assert main([*base, "--iterations", "1"]) == 0
+    before = (out / "checkpoint.pt").read_bytes()
+    capsys.readouterr()
+    assert main([*base, "--iterations", "2", "--simulations", "9"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "simulations 8 -> 9" in err and "new --out" in err
+    assert (out / "checkpoint.pt").read_bytes() == before
+    assert main(["train", "othello6", "--out", str(out)]) == 2
+    assert "holds a connect4 run" in capsys.readouterr().err
+    assert main(["train", "connect4", "--out", str(out), "--iterations", "2"]) == 0  # stored settings reused
+    assert _weights(out)["iteration"] == 2
+
+
+def test_yardsticks_and_report(tmp_path):
+    assert main(["train", "connect4", "--out", str(tmp_path / "r"), "--filters", "8", "--blocks", "1", "--games", "2",
+                 "--simulations", "8", "--batch", "16", "--iterations", "2", "--eval-every", "1",
+                 "--eval-games", "2"]) == 0  # fmt: skip
+    history = [json.loads(line) for line in (tmp_path / "r" / "log.jsonl").read_text().splitlines()]
+    matches = history[-1]["eval"]["matches"]
+    assert set(matches) == {"mcts1", "minimax1", "best"}
+    assert all(m["wins"] + m["draws"] + m["losses"] == 2 for m in matches.values())
+    report = (tmp_path / "r" / "report.md").read_text()
+    assert "| 2 |" in report and (tmp_path / "r" / "score.png").stat().st_size > 1000
+
+
+def test_bad_settings_are_one_line_errors(tmp_path, capsys):
+    with pytest.raises(ValueError, match="eps must lie in"):
+        TrainConfig.for_game("connect4", eps=1.5).check()
+    assert main(["train", "connect4", "--out", str(tmp_path / "x"), "--size", "huge"]) == 2
+    assert "unknown network size 'huge'" in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()
+    (tmp_path / "busy").mkdir()
+    (tmp_path / "busy" / "notes.txt").write_text("mine")
+    assert main(["train", "connect4", "--out", str(tmp_path / "busy"), "--filters", "8"]) == 2
+    assert "holds no training run" in capsys.readouterr().err
