@@ -214,7 +214,7 @@ _AZ_KEYS = {
     "simulations": Key(number(1, integer=True), 200, "simulations per move (AlphaDDA Table A1: 200; 400 for Othello)"),
     "time": _BUDGET["time"],
     **_CHOICE,
-    "net": Key(str, None, "a checkpoint's path, or uniform / playout: net-free baselines (uniform priors)"),
+    "net": Key(str, None, "a checkpoint's path, a shipped net's name (default: the game's), or uniform / playout"),
     "c_puct": Key(number(), 1.25, "PUCT exploration rate C_puct of eq. (8) (AlphaDDA Table A1)"),
     "leaves": Key(number(1, integer=True), 1, "descents per tree and search step, with virtual loss"),
     "eps": Key(number(0, 1), 0.0, "chance a simulation leaves the root by a random child (authors' Table A1 epsilon)"),
@@ -327,14 +327,9 @@ def _make_az_group(game, seeds, o):
 
 
 def _check_az(game, o):
-    from pathlib import Path
+    from search.evaluator import resolve_net
 
-    from search.evaluator import NET_FREE
-
-    if o["net"] is None:
-        raise ValueError("az needs net=PATH (a checkpoint, e.g. from `sparring net init`) or net=uniform / net=playout")
-    if o["net"] not in NET_FREE and not Path(o["net"]).is_file():
-        raise ValueError(f"no network at {o['net']!r}: give a checkpoint's path, or net=uniform / net=playout")
+    resolve_net(o["net"], game)
 
 
 def _make_perfect(game, seed, o):

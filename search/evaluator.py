@@ -23,7 +23,10 @@ Conventions, shared by every evaluator:
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -188,16 +191,41 @@ def register_net_loader(loader) -> None:
         _NET_LOADERS.append(loader)
 
 
-def make_evaluator(net: str, game: games.Game, *, device: str = "auto", seed: int = 0) -> Evaluator:
-    """The evaluator of `az:net=NET`: `uniform` (value 0) or `playout` without a network, else the
-    loader `nets` registers (a checkpoint's path); a net that cannot be had is a one-line ValueError.
+def shipped_nets() -> dict[str, Path]:
+    """The trained networks shipped with sparring (nets/shipped/NAME.pt) by name; found without importing torch."""
+    folder = Path(importlib.util.find_spec("nets").origin).parent / "shipped"
+    return {p.stem: p for p in sorted(folder.glob("*.pt"))}
+
+
+def resolve_net(net: str | None, game: games.Game) -> str:
+    """What `az:net=NET` names for `game`: uniform / playout, a shipped net's path (NET a shipped name,
+    or left out: the game's own), or a checkpoint's path; anything else is a one-line ValueError."""
+    if net in NET_FREE:
+        return net
+    shipped = shipped_nets()
+    names = ", ".join(shipped) or "none"
+    if net is None:
+        if game.name in shipped:
+            return str(shipped[game.name])
+        raise ValueError(f"az needs net=PATH (a checkpoint) or a shipped net's name (shipped: {names}; none for "
+                         f"{game.name}), or net=uniform / net=playout")  # fmt: skip
+    if net in shipped:
+        return str(shipped[net])
+    if not Path(net).is_file():
+        raise ValueError(f"no network at {net!r} and no shipped net of that name (shipped: {names}): give a "
+                         "checkpoint's path, a shipped net's name, or net=uniform / net=playout")  # fmt: skip
+    return net
+
+
+def make_evaluator(net: str | None, game: games.Game, *, device: str = "auto", seed: int = 0) -> Evaluator:
+    """The evaluator of `az:net=NET` (see `resolve_net`): `uniform` (value 0) or `playout` without a
+    network, else the loader `nets` registers; a net that cannot be had is a one-line ValueError.
 
     This layer never imports torch itself: the first request for a network imports `nets`."""
+    net = resolve_net(net, game)
     if net in NET_FREE:
         return UniformEvaluator(value="zero" if net == "uniform" else "playout", seed=seed)
     if not _NET_LOADERS:
-        import importlib
-
         importlib.import_module("nets")  # registers its loader
     return _NET_LOADERS[-1](net, game, device)
 

@@ -141,3 +141,19 @@ def test_a_group_searches_each_game_with_its_own_budget():
     group[1].simulations = 7  # as an adjuster's knobs would
     group.select_actions([0, 1, 2], [C4.new_initial_state()] * 3)
     assert [agent.last_search.simulations for agent in group] == [40, 7, 40]
+
+
+def test_a_shipped_net_is_found_by_name_or_as_the_games_default(tmp_path, monkeypatch, tiny_net):
+    from search import evaluator
+
+    monkeypatch.setattr(evaluator, "shipped_nets", lambda: {"connect4": tiny_net})
+    assert evaluator.resolve_net(None, C4) == evaluator.resolve_net("connect4", C4) == tiny_net
+    agent = search.make_agent(C4, "az:simulations=8", seed=0)
+    assert agent.select_action(C4.new_initial_state()) in range(7)
+    with pytest.raises(ValueError, match=r"no shipped net of that name \(shipped: connect4\)"):
+        search.check_spec(C4, "az:net=othello9")
+    with pytest.raises(ValueError, match="none for othello6"):
+        search.check_spec("othello6", "az")
+    monkeypatch.setattr(evaluator, "shipped_nets", lambda: {})
+    with pytest.raises(ValueError, match=r"shipped: none"):
+        search.check_spec(C4, "az")

@@ -227,3 +227,20 @@ def test_the_forest_grows_when_a_tree_fills_up():
     results = puct.search([0, 1], [C4.new_initial_state(), play([3])], simulations=500)
     assert puct.forest.visits.shape[1] >= 500 and [r.simulations for r in results] == [500, 500]
     assert results[0].visits.sum() == 499
+
+
+@pytest.mark.parametrize("eps, lo, hi", [(0.0, 0.0, 0.03), (0.2, 0.13, 0.22), (1.0, 0.8, 0.9)])
+def test_root_eps_sends_that_share_of_simulations_to_uniformly_random_root_children(eps, lo, hi):
+    """Player 0 wins in one at column 0. Eq. (8) alone sends almost every simulation there; with root_eps
+    a share eps of them goes to a random child, 6/7 of those elsewhere: 0.2 -> about 0.17, 1 -> 6/7."""
+    state = C4.new_initial_state()
+    for a in (0, 6, 0, 6, 0, 5):
+        state.apply_action(a)
+    puct = PUCT(C4, FixedPriors(np.ones(7)), games=1, root_eps=eps, seed=3)
+    (result,) = puct.search([0], [state], simulations=2000)
+    elsewhere = result.visits[result.actions != 0].sum() / result.visits.sum()
+    assert lo <= elsewhere <= hi
+    if eps == 1.0:
+        assert result.visits.min() > 0.7 * result.visits.max()  # uniform over the 7 children
+    with pytest.raises(ValueError, match="root_eps is a probability"):
+        PUCT(C4, FixedPriors(np.ones(7)), root_eps=1.5)

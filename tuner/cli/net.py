@@ -50,11 +50,34 @@ def _info(args) -> int:
     return 0
 
 
+def _solved(args) -> int:
+    import nets
+    from nets.solved import score_on_solved
+    from search.evaluator import resolve_net
+    from tuner.cli import CommandError
+
+    try:
+        model = nets.load(resolve_net(args.net, games.load("connect4")), game="connect4")
+    except ValueError as e:
+        raise CommandError(str(e)) from None
+    r = score_on_solved(model)
+    if args.json:
+        print(json.dumps(r))
+        return 0
+    print(f"{args.net} on {r['positions']} solved Connect4 positions (plies 8-30):")
+    print(f"  value sign right on won/lost positions   {r['sign_accuracy']:.3f}  ({r['decided']} positions)")
+    print(f"  |value| < 0.5 on drawn positions          {r['draws_near_zero']:.3f}  ({r['draws']} positions)")
+    print(f"  top policy move keeps the value           {r['top_move_keeps_value']:.3f}  ({r['nontrivial']} positions "
+          "where some move would not)")  # fmt: skip
+    print(f"  top policy move is a best-scored move     {r['top_move_is_best']:.3f}")
+    return 0
+
+
 def add_commands(sub) -> None:
     """The `net` command and its subcommands, on the main parser's subparsers."""
     net = sub.add_parser(
         "net",
-        help="policy-value network checkpoints: init, info",
+        help="policy-value network checkpoints: init, info, solved",
         description="Network checkpoints: one file holding the weights, the architecture and what produced them.",
         epilog="example:\n  sparring net init connect4 --out c4.pt\n  sparring net info c4.pt\n"
         "  sparring arena connect4 'az:net=c4.pt,simulations=100' mcts4 --games 20",
@@ -71,7 +94,7 @@ def add_commands(sub) -> None:
     )
     init.add_argument("game", choices=games.names(), metavar="GAME", help=f"one of {', '.join(games.names())}")
     init.add_argument("--out", required=True, metavar="PATH", help="the checkpoint to write (replaced atomically)")
-    init.add_argument("--size", default="small", help="small (64 filters, for CPUs; default) or paper (256)")
+    init.add_argument("--size", default="small", help="small (32 filters, for CPUs; default) or paper (256)")
     init.add_argument("--seed", type=int, default=0, help="seeds the initial weights (0)")
     init.set_defaults(run=_init)
     info = commands.add_parser(
@@ -84,3 +107,14 @@ def add_commands(sub) -> None:
     info.add_argument("path", metavar="PATH")
     info.add_argument("--json", action="store_true", help="print the metadata as one JSON object")
     info.set_defaults(run=_info)
+    solved = commands.add_parser(
+        "solved",
+        help="score a Connect4 net on 1,000 solved positions",
+        description="Score a Connect4 net's value and policy heads on the shipped test set of 1,000 random\n"
+        "positions at plies 8-30 with exact values from the bitbully solver (nets/solved.py).",
+        epilog="example:\n  sparring net solved runs/c4/net.pt\n  sparring net solved connect4",
+        formatter_class=RAW,
+    )
+    solved.add_argument("net", metavar="NET", help="a checkpoint's path or a shipped net's name")
+    solved.add_argument("--json", action="store_true", help="print the scores as one JSON object")
+    solved.set_defaults(run=_solved)
