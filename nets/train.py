@@ -12,7 +12,9 @@ eq. 10: (c_win - v)^2 - pi^T log p). The run folder:
     log.jsonl       one line per finished iteration (rewritten from checkpoint.pt on resume)
 
 Iteration i draws its games and its shuffles from (seed, i) alone, so a run killed at any moment
-and resumed ends with the same weights as a run never stopped (on the same device and threads).
+and resumed ends with the same weights as a run never stopped (on the CPU with the same threads;
+CUDA's convolution backward passes are not deterministic). One process at a time trains in a
+folder (a lock file, `.lock`).
 
 Where the paper is silent we follow the authors' code (github.com/KazuhisaFujita/AlphaDDA,
 AlphaZero/*/train_mp.py, read for facts): a simulation leaves the root by a random child with
@@ -36,6 +38,7 @@ from pathlib import Path
 import numpy as np
 import torch
 import torch.nn.functional as F
+from filelock import FileLock, Timeout
 
 import games
 from games.rng import derive_seeds
@@ -77,7 +80,7 @@ class TrainConfig:
     queue: int = 20000  # N_queue
     epochs: int = 1
     batch: int = 2048
-    lr: float = 0.2
+    lr: float = 0.02  # ours, not Table A1's 0.2 (module docstring)
     momentum: float = 0.9
     weight_decay: float = 1e-4
     seed: int = 0
@@ -95,17 +98,23 @@ class TrainConfig:
         """ValueError in one line for a setting that cannot work."""
         games.load(self.game)
         build(self.game, self.size, **self.net_overrides())  # unknown size or override
-        positive = ("games", "simulations", "leaves", "queue", "epochs", "batch")
+        positive = ("games", "leaves", "queue", "epochs")
         for name in positive:
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.simulations < 2:
+            raise ValueError(f"simulations must be at least 2 (the first expands the root), got {self.simulations}")
         if self.batch < 2:
             raise ValueError("batch must be at least 2 (batch norm needs two positions)")
         for name in ("eps", "noise", "momentum"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must lie in [0, 1], got {getattr(self, name)}")
-        if self.tau <= 0 or self.lr <= 0 or self.alpha <= 0 or self.weight_decay < 0 or self.t_opening < 0:
-            raise ValueError("tau, lr and alpha must be positive, weight_decay and t_opening not negative")
+        for name in ("tau", "lr", "alpha", "c_puct"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
+        for name in ("weight_decay", "t_opening"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must not be negative, got {getattr(self, name)}")
         if self.eval_every < 0:
             raise ValueError(f"eval_every must be 0 (never) or more, got {self.eval_every}")
 
@@ -200,6 +209,22 @@ class Run:
         self.provenance = dict(provenance or {})
         self.game = games.load(config.game)
         self._open_folder()
+        self._lock = FileLock(self.folder / ".lock")
+        try:
+            self._lock.acquire(timeout=0)
+        except Timeout:
+            raise RunError(f"another process is training in {self.folder}; wait for it or stop it first") from None
+        try:
+            self._load()
+        except BaseException:
+            self.close()
+            raise
+
+    def _load(self) -> None:
+        """The fresh net, optimizer and queue, then the folder's checkpoint over them if it has one."""
+        config = self.config
+        for leftover in self.folder.glob(".*.tmp"):  # a write cut short by a kill
+            leftover.unlink()
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(config.seed)
             self.model = build(config.game, config.size, **config.net_overrides())
@@ -227,7 +252,7 @@ class Run:
                 raise RunError(f"{self.folder} holds a run with other settings ({'; '.join(changed)}): "
                                f"resume it with the same settings, or train into a new --out")  # fmt: skip
             return
-        if self.folder.exists() and any(self.folder.iterdir()):
+        if self.folder.exists() and any(not p.name.startswith(".") for p in self.folder.iterdir()):
             raise RunError(f"{self.folder} is not empty and holds no training run (no config.json): use a new --out")
         self.folder.mkdir(parents=True, exist_ok=True)
         text = json.dumps(wanted, indent=1).encode()
@@ -278,12 +303,23 @@ class Run:
         return {**self.provenance, "trained": iteration > 0, "iteration": iteration, "self_play_games": games_played,
                 "training_seconds": round(seconds, 1), "config": dataclasses.asdict(self.config)}  # fmt: skip
 
+    def close(self) -> None:
+        """Let another process (or Run) train in the folder."""
+        self._lock.release()
+
+    def __enter__(self) -> Run:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
     def step(self, evaluate=None) -> dict:
         """Run one iteration and commit it to the folder; return its history record.
 
         evaluate(iteration, net_path, best_path) -> dict with a bool "promote" is called when the
         iteration is a multiple of eval_every; its record joins the history, and "promote" makes the
-        new net the best one."""
+        new net the best one. After an exception the folder holds the last committed iteration but
+        this object does not: close it and open the folder again to go on."""
         c, i = self.config, self.iteration + 1
         play_seed, learn_seed = derive_seeds(c.seed, i, count=2, bits=64)
         start = time.perf_counter()

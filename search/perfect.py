@@ -52,7 +52,7 @@ def move_scores(state, depth: int | None = None) -> dict[int, int]:
         raise ValueError("a finished game has no moves to score")
     solver = _solver()
     with _lock:
-        return dict(solver.score_all_moves(Board.from_moves(state.history()), max_depth=-1 if depth is None else depth))
+        return dict(solver.score_all_moves(Board(state.history()), max_depth=-1 if depth is None else depth))
 
 
 def value(state) -> int:

@@ -51,7 +51,7 @@ def test_scores_follow_the_solver_convention_on_a_win_in_one():
         state.apply_action(a)
     scores = move_scores(state)
     assert scores[0] == (43 - 6) // 2 == max(scores.values()) and value(state) == 18
-    state.apply_action(1)  # player 1 does not block: every move but column 0 loses at once
+    state.apply_action(1)  # player 0 declines its win; player 1 must block column 0 or lose at once
     scores = move_scores(state)
     assert all(scores[c] == -((43 - 8) // 2) for c in range(1, 7)) and scores[0] > scores[1]
 

@@ -156,7 +156,12 @@ def test_a_resumed_run_continues_the_same_iterations_and_queue(tmp_path):
     first = Run(tmp_path / "resumed", config, device="cpu")
     first.step()
     first.step()
+    with pytest.raises(ValueError, match="another process is training in"):
+        Run(tmp_path / "resumed", config, device="cpu")
+    first.close()
+    (tmp_path / "resumed" / ".checkpoint.pt.0123456789ab.tmp").write_bytes(b"cut short")  # a kill mid-write
     again = Run(tmp_path / "resumed", config, device="cpu")
+    assert not list((tmp_path / "resumed").glob(".*.tmp"))
     assert again.iteration == 2 and [r["iteration"] for r in again.history] == [1, 2]
     again.step()
     _same_run(tmp_path / "straight", tmp_path / "resumed")

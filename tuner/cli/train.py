@@ -45,7 +45,10 @@ def _config(args):
     stored = args.out / "config.json"
     try:
         if stored.exists():
-            base = json.loads(stored.read_text())
+            try:
+                base = json.loads(stored.read_text())
+            except (OSError, ValueError) as e:
+                raise CommandError(f"{stored} is unreadable ({e}): restore it, or train into a new --out") from None
             if base.get("game") != args.game:
                 raise CommandError(f"{args.out} holds a {base.get('game')} run, not {args.game}: use another --out")
             config = TrainConfig(**{**base, **given})
@@ -58,15 +61,17 @@ def _config(args):
 
 
 def _train(args) -> int:
-    from tqdm import tqdm
-
     from nets.train import TABLE_A1, Run
     from tuner.cli import CommandError
     from tuner.study.provenance import environment
-    from tuner.training import Yardsticks, write_report
+    from tuner.training import Yardsticks
 
     config = _config(args)
-    target = args.iterations or TABLE_A1[args.game]["iterations"]
+    if args.eval_games < 0 or (args.iterations is not None and args.iterations < 1):
+        raise CommandError("--eval-games must be 0 or more and --iterations at least 1")
+    if args.eval_games and "," in str(args.out):
+        raise CommandError(f"--out {args.out} has a comma, which agent specs cannot hold: choose another folder name")
+    target = args.iterations if args.iterations is not None else TABLE_A1[args.game]["iterations"]
     command = "sparring " + " ".join(sys.argv[1:]) if sys.argv[1:] else "sparring train"
     provenance = {"command": command, **environment(config.seed)}
     try:
@@ -74,6 +79,16 @@ def _train(args) -> int:
     except ValueError as e:
         raise CommandError(str(e)) from None
     yardsticks = Yardsticks(config, games=args.eval_games, device=args.device) if args.eval_games else None
+    with run:
+        return _loop(run, args, config, target, yardsticks, provenance)
+
+
+def _loop(run, args, config, target, yardsticks, provenance) -> int:
+    """Iterations until `target` or --hours, with a progress bar and the report after every evaluation."""
+    from tqdm import tqdm
+
+    from tuner.training import write_report
+
     if run.iteration >= target:
         print(f"{args.out}: already at iteration {run.iteration} of {target}; raise --iterations to go on")
         return 0
@@ -89,7 +104,7 @@ def _train(args) -> int:
             bar.update(1)
             bar.set_postfix(games=played, pos_s=record["positions_per_second"], v=record["loss_value"],
                             p=record["loss_policy"], refresh=False)  # fmt: skip
-            if "eval" in record or run.iteration == target:
+            if "eval" in record or run.iteration == target or (deadline and time.monotonic() >= deadline):
                 write_report(args.out, run.history, config, provenance)
     if "eval" in (run.history[-1] if run.history else {}):
         scores = ", ".join(f"{k} {m['score']:.2f}" for k, m in run.history[-1]["eval"]["matches"].items())
