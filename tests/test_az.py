@@ -157,3 +157,20 @@ def test_a_shipped_net_is_found_by_name_or_as_the_games_default(tmp_path, monkey
     monkeypatch.setattr(evaluator, "shipped_nets", lambda: {})
     with pytest.raises(ValueError, match=r"shipped: none"):
         search.check_spec(C4, "az")
+
+
+@pytest.mark.parametrize("name", ["connect4", "othello6"])
+def test_the_shipped_nets_load_and_play_a_legal_game(name):
+    from search.evaluator import shipped_nets
+
+    assert name in shipped_nets()
+    model = nets.load(shipped_nets()[name], game=name)
+    assert model.meta["provenance"]["trained"] and model.meta["provenance"]["iteration"] > 0
+    assert shipped_nets()[name].stat().st_size <= 10 * 2**20
+    result = play_match(name, "az:simulations=16", "random", games=2, seed=0)  # the game's own net by default
+    for game in result.games:
+        state = games.load(name).new_initial_state()
+        for action in game.moves:
+            assert action in state.legal_actions()
+            state.apply_action(action)
+        assert state.is_terminal()
