@@ -29,7 +29,7 @@ def test_az_spec_keys_and_one_line_errors(tmp_path):
     options = search.parse_spec("az:net=uniform").options
     assert (options["simulations"], options["c_puct"], options["leaves"]) == (200, 1.25, 1)  # Table A1
     with pytest.raises(ValueError, match="az needs net=PATH"):
-        search.check_spec(C4, "az")
+        search.check_spec("breakthrough", "az")  # no shipped net for breakthrough
     with pytest.raises(ValueError, match="no network at"):
         search.check_spec(C4, f"az:net={tmp_path / 'missing.pt'}")
     with pytest.raises(ValueError, match="expected one of auto, cpu, cuda"):
