@@ -20,8 +20,7 @@ import sys
 from tqdm import tqdm
 
 from nets.train import TABLE_A1
-from tuner.match import pair_scores, round_robin
-from tuner.match.ratings import alphadda_elo, bradley_terry
+from tuner.match import round_robin, tournament_ratings
 from tuner.study.provenance import environment
 
 TABLE_4 = {  # [AlphaDDA Table 4]
@@ -45,29 +44,19 @@ def main() -> None:
     total = args.games * len(specs) * (len(specs) - 1) // 2
     with tqdm(total=total, desc=f"round robin on {args.game}", unit="game", file=sys.stderr) as bar:
         matches = round_robin(args.game, specs, games=args.games, seed=args.seed, progress=bar)
-    scores = pair_scores(matches)
-    elo = alphadda_elo(specs, scores, rounds=args.games // 2, anchors=anchors)
-    bt = bradley_terry(specs, scores, anchors=anchors)
+    ratings = tournament_ratings(specs, matches, rounds=args.games // 2, anchors=anchors)
+    elo, bt = ratings["elo_alphadda"], ratings["elo_bradley_terry"]
     paper = {az: TABLE_4[args.game]["az"], **TABLE_4[args.game]}
     print(f"\n{args.game}: {args.games} games per pair, seed {args.seed}, Random anchored at {anchors['random']}")
     print("| agent | Elo (AlphaDDA, K = 8) | Elo (Bradley-Terry, 95% CI) | paper (Table 4) |")
     print("|---|---|---|---|")
-    for s in sorted(specs, key=lambda s: -bt[s].elo):
-        ref = paper.get(s)
-        print(f"| {s} | {elo[s]:.0f} | {bt[s].elo:.0f} [{bt[s].low:.0f}, {bt[s].high:.0f}] | "
+    for s in sorted(specs, key=lambda s: -bt[s]["elo"]):
+        ref, (low, high) = paper.get(s), bt[s]["ci95"]
+        print(f"| {s} | {elo[s]:.0f} | {bt[s]['elo']:.0f} [{low:.0f}, {high:.0f}] | "
               f"{'-' if ref is None else f'{ref:g}'} |")  # fmt: skip
     os.makedirs(args.out, exist_ok=True)
-    out = {
-        "game": args.game,
-        "games_per_pair": args.games,
-        "specs": specs,
-        "anchors": anchors,
-        "matches": [m.to_dict() for m in matches],
-        "elo_alphadda": elo,
-        "elo_bradley_terry": {s: {"elo": r.elo, "ci95": [r.low, r.high]} for s, r in bt.items()},
-        "paper": TABLE_4[args.game],
-        "environment": environment(args.seed),
-    }
+    out = {"game": args.game, "games_per_pair": args.games, "specs": specs, **ratings, "paper": TABLE_4[args.game],
+           "environment": environment(args.seed)}  # fmt: skip
     with open(os.path.join(args.out, f"{args.game}.json"), "w") as f:
         json.dump(out, f, indent=1)
 

@@ -34,10 +34,6 @@ class Examples:
     def __len__(self) -> int:
         return len(self.value)
 
-    @staticmethod
-    def concat(parts: list[Examples]) -> Examples:
-        return Examples(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("planes", "policy", "value")))
-
 
 @dataclass(frozen=True)
 class SelfPlayStats:

@@ -358,7 +358,7 @@ class Run:
         with open(self.folder / "log.jsonl", "a") as f:
             f.write(json.dumps(record) + "\n")
         if record.get("eval", {}).get("promote"):
-            self._export()
+            save(self.folder / "best.pt", self.model, self._provenance(i))
         return record
 
 

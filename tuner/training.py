@@ -17,6 +17,7 @@ from pathlib import Path
 
 from matplotlib.figure import Figure
 
+from games import load as load_game
 from games.rng import derive_seeds
 from tuner.match import format_interval, play_match
 
@@ -25,10 +26,8 @@ class Yardsticks:
     """Plays the matches of one evaluation; `__call__(iteration, net_path, best_path) -> record`."""
 
     def __init__(self, config, *, games: int = 10, opponents: list[str] | None = None, device: str = "auto"):
-        import games as game_rules
-
         self.config, self.games, self.device = config, games, device
-        has_minimax = game_rules.load(config.game).minimax is not None
+        has_minimax = load_game(config.game).minimax is not None
         self.opponents = opponents if opponents is not None else ["mcts1"] + (["minimax1"] if has_minimax else [])
 
     def az(self, path, opening: bool = False) -> str:

@@ -110,8 +110,7 @@ def _parse_anchors(items, specs):
 
 
 def _tournament(args) -> int:
-    from tuner.match import pair_scores, round_robin
-    from tuner.match.ratings import alphadda_elo, bradley_terry
+    from tuner.match import round_robin, tournament_ratings
 
     specs = args.specs
     if len(specs) < 2 or len(set(specs)) != len(specs):
@@ -123,21 +122,9 @@ def _tournament(args) -> int:
     with _progress(total, f"tournament on {args.game}") as bar:
         matches = round_robin(args.game, specs, games=args.games, seed=args.seed, workers=args.workers,
                               backend=args.backend, progress=bar)  # fmt: skip
-    scores = pair_scores(matches)
-    elo = alphadda_elo(specs, scores, rounds=rounds, anchors=anchors)
-    bt = bradley_terry(specs, scores, anchors=anchors)
+    ratings = tournament_ratings(specs, matches, rounds=rounds, anchors=anchors)
     if args.json:
-        out = {
-            "game": args.game,
-            "games_per_pair": args.games,
-            "seed": args.seed,
-            "rounds": rounds,
-            "anchors": anchors,
-            "matches": [m.to_dict() for m in matches],
-            "elo_alphadda": elo,
-            "elo_bradley_terry": {s: {"elo": r.elo, "ci95": [r.low, r.high]} for s, r in bt.items()},
-        }
-        print(json.dumps(out))
+        print(json.dumps({"game": args.game, "games_per_pair": args.games, "seed": args.seed, **ratings}))
         return 0
     print(f"{args.game}: {args.games} games per pair, seed {args.seed}; score of the row against the column")
     width = max(len(s) for s in specs) + 2
@@ -150,8 +137,10 @@ def _tournament(args) -> int:
             cells.append(f"{score:8.3f}" if score is not None else f"{'-':>8}")
         print(f"{i + 1}. {a:<{width - 3}}" + "".join(cells))
     print(f"\n{'agent':<{width}}{'Elo (AlphaDDA, K=8)':>21}{'Elo (Bradley-Terry)':>21}  95% CI")
-    for s in sorted(specs, key=lambda s: -bt[s].elo):
-        print(f"{s:<{width}}{elo[s]:>21.0f}{bt[s].elo:>21.0f}  [{bt[s].low:.0f}, {bt[s].high:.0f}]")
+    elo, bt = ratings["elo_alphadda"], ratings["elo_bradley_terry"]
+    for s in sorted(specs, key=lambda s: -bt[s]["elo"]):
+        low, high = bt[s]["ci95"]
+        print(f"{s:<{width}}{elo[s]:>21.0f}{bt[s]['elo']:>21.0f}  [{low:.0f}, {high:.0f}]")
     if anchors:
         print("anchored: " + ", ".join(f"{s} = {v:g}" for s, v in anchors.items()))
     return 0

@@ -7,7 +7,7 @@
 """
 
 from tuner.match.arena import GameResult, MatchResult, game_seeds, pair_scores, play_game, play_match, round_robin
-from tuner.match.ratings import Rating, alphadda_elo, bradley_terry, expected
+from tuner.match.ratings import Rating, alphadda_elo, bradley_terry, expected, tournament_ratings
 from tuner.match.stats import Z95, Record, format_interval, wilson
 
 __all__ = [
@@ -25,5 +25,6 @@ __all__ = [
     "play_game",
     "play_match",
     "round_robin",
+    "tournament_ratings",
     "wilson",
 ]

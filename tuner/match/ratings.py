@@ -121,3 +121,20 @@ def bradley_terry(
         half = Z95 * ELO_PER_NAT * math.sqrt(max(cov[i, i], 0.0))
         out[p] = Rating(elo, elo - half, elo + half)
     return out
+
+
+def tournament_ratings(specs: list[str], matches: list, *, rounds: int, anchors: dict[str, float]) -> dict:
+    """A round robin's matches and both ratings as plain data (what `sparring tournament --json` prints
+    after the game, games per pair and seed): rounds, anchors, matches, elo_alphadda and
+    elo_bradley_terry {spec: {"elo", "ci95"}}."""
+    from tuner.match.arena import pair_scores
+
+    scores = pair_scores(matches)
+    bt = bradley_terry(specs, scores, anchors=anchors)
+    return {
+        "rounds": rounds,
+        "anchors": anchors,
+        "matches": [m.to_dict() for m in matches],
+        "elo_alphadda": alphadda_elo(specs, scores, rounds=rounds, anchors=anchors),
+        "elo_bradley_terry": {s: {"elo": r.elo, "ci95": [r.low, r.high]} for s, r in bt.items()},
+    }
