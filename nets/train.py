@@ -334,6 +334,7 @@ class Run:
         learned = time.perf_counter()
         record = {
             "iteration": i,
+            "seed": play_seed,  # the iteration's games replay from it (nets.selfplay.self_play)
             "games": stats.games,
             "positions": stats.positions,
             "first_wins": stats.first_wins,

@@ -39,6 +39,8 @@ def test_self_play_values_are_each_games_result_for_the_player_to_move():
         else:
             assert np.all(game_values == 0)
     assert decided > 0
+    games_played = {examples.planes[start:end].tobytes() for start, end in zip(starts, starts[1:])}
+    assert len(games_played) == stats.games  # each game its own stream: no two games alike
     legal = examples.policy > 0
     assert np.allclose(examples.policy.sum(axis=1), 1.0)
     full = examples.planes[:, 0, 0, :] + examples.planes[:, 1, 0, :]  # top row occupied: column full
@@ -165,6 +167,8 @@ def test_a_resumed_run_continues_the_same_iterations_and_queue(tmp_path):
     assert again.iteration == 2 and [r["iteration"] for r in again.history] == [1, 2]
     again.step()
     _same_run(tmp_path / "straight", tmp_path / "resumed")
+    seeds = [r["seed"] for r in straight.history]
+    assert len(set(seeds)) == 3 and seeds == [r["seed"] for r in again.history]  # one stream per iteration
     lines = (tmp_path / "resumed" / "log.jsonl").read_text().splitlines()
     assert [json.loads(line)["iteration"] for line in lines] == [1, 2, 3]
     net = nets.load(tmp_path / "resumed" / "net.pt", game="connect4")
