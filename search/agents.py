@@ -103,6 +103,8 @@ class SearchAgent(Agent):
             simulations, seconds = self.budget
             self.simulations = None if simulations is None else max(1, round(simulations * knobs.budget_scale))
             self.seconds = None if seconds is None else seconds * knobs.budget_scale
+        if knobs.simulations is not None:
+            self.simulations, self.seconds = max(1, int(knobs.simulations)), None
 
     def before(self, state) -> None:
         """Before the search of `state`: note the seat and take the adjuster's knobs."""
@@ -224,7 +226,19 @@ _AZ_KEYS = {
     "t_opening": Key(number(0, integer=True), 0, "plies played by eq. (9), exp(N / tau) (self-play: 4, 4, 6)"),
     "tau": Key(number(1e-6), 50.0, "eq. (9)'s temperature for the opening plies (Table A1: 50, 20, 40)"),
     "device": Key(choice("auto", "cpu", "cuda"), "auto", "where the network runs (auto: CUDA when there is one)"),
-}
+    "dda": Key(choice("none", "alphadda1", "alphadda2", "alphadda3"), "none",
+               "AlphaDDA's value-driven strength adjustment (eqs. 1-7); its keys default to Tables 1-3"),
+    "nh": Key(number(1, integer=True), None, "AlphaDDA: N_h, the turns whose values are averaged (eq. 1)"),
+    "a_sim": Key(number(), None, "AlphaDDA1: A_sim of eq. 2"),
+    "b_sim0": Key(number(), None, "AlphaDDA1: B_sim0 of eq. 2 (negative: Table 1)"),
+    "n_max": Key(number(1, integer=True), None, "AlphaDDA1: N_max, the most simulations (eq. 3)"),
+    "a_drop": Key(number(), None, "AlphaDDA2: A_drop of eq. 4"),
+    "p_drop0": Key(number(), None, "AlphaDDA2: P_drop0 of eq. 4 (negative: Table 2)"),
+    "p_max": Key(number(0, 0.99), None, "AlphaDDA2: the largest dropout probability (the paper: 0.95)"),
+    "c": Key(number(), None, "AlphaDDA3: the exploration constant C of eq. 6"),
+}  # fmt: skip
+_DDA_KEYS = {"alphadda1": ("nh", "a_sim", "b_sim0", "n_max"), "alphadda2": ("nh", "a_drop", "p_drop0", "p_max"),
+             "alphadda3": ("nh", "c")}  # fmt: skip
 _MINIMAX_KEYS = {
     "depth": Key(number(1, integer=True), 3, "search depth in plies"),
     "eval": Key(choice("minimax1", "minimax2"), "minimax1", "AlphaDDA's evaluation: minimax1 or minimax2"),
@@ -314,22 +328,57 @@ def _check_sironi(game, o, grave):
 
 def _make_az_group(game, seeds, o):
     """`az` agents for len(seeds) concurrent games over one PUCT forest and one evaluator."""
+    from search.alphadda import ADJUSTERS
     from search.az import AZAgent, AZGroup
     from search.evaluator import make_evaluator
     from search.puct import PUCT
 
     evaluator = make_evaluator(o["net"], game, device=o["device"], seed=seeds[0])
+    dda = _dda_settings(game, o)
     puct = PUCT(game, evaluator, games=len(seeds), c_puct=o["c_puct"], leaves=o["leaves"], root_eps=o["eps"],
-                noise_weight=o["noise"], noise_alpha=o["alpha"], reuse=o["reuse"] == "yes", seed=seeds[0])  # fmt: skip
+                noise_weight=o["noise"], noise_alpha=o["alpha"], uct_c=dda.pop("c", 1.25), reuse=o["reuse"] == "yes",
+                seed=seeds[0])  # fmt: skip
+
+    def choice():  # each game its own adjuster
+        if not dda:
+            return _choice(game, o)
+        adjuster = ADJUSTERS[o["dda"]](game, evaluator, **dda)
+        return {"z": math.inf if o["z"] is None else o["z"], "rth": o["rth"], "adjuster": adjuster}
+
     return AZGroup([AZAgent(game, seed, puct, row, simulations=o["simulations"], seconds=o["time"],
-                            t_opening=o["t_opening"], tau=o["tau"], **_choice(game, o))
+                            t_opening=o["t_opening"], tau=o["tau"], **choice())
                     for row, seed in enumerate(seeds)])  # fmt: skip
+
+
+def _dda_settings(game, o) -> dict:
+    """The AlphaDDA adjuster's settings: the spec's keys, else the paper's Tables 1-3 for the game; {} without
+    dda. ValueError in one line for a key of another adjuster, or a game the tables lack with a key left out."""
+    from search.alphadda import TABLES
+
+    given = {k for keys in _DDA_KEYS.values() for k in keys if o[k] is not None}
+    if o["dda"] == "none":
+        if given:
+            raise ValueError(f"{', '.join(sorted(given))} set AlphaDDA's adjustment: add dda=alphadda1, 2 or 3")
+        return {}
+    keys = _DDA_KEYS[o["dda"]]
+    if given - set(keys):
+        raise ValueError(f"dda={o['dda']} takes {', '.join(keys)}, not {', '.join(sorted(given - set(keys)))}")
+    table = TABLES[o["dda"]].get(game.name, {})
+    missing = [k for k in keys if o[k] is None and k not in table]
+    if missing:
+        raise ValueError(f"the paper has no {o['dda']} settings for {game.name}: give {', '.join(missing)}")
+    if o["dsa"] != "none":
+        raise ValueError(f"dda={o['dda']} and dsa={o['dsa']} both adjust strength: choose one")
+    if o["dda"] == "alphadda1" and o["time"] is not None:
+        raise ValueError("dda=alphadda1 sets the number of simulations: drop time=")
+    return {k: table[k] if o[k] is None else o[k] for k in keys}
 
 
 def _check_az(game, o):
     from search.evaluator import resolve_net
 
     resolve_net(o["net"], game)
+    _dda_settings(game, o)
 
 
 def _make_perfect(game, seed, o):

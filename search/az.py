@@ -13,6 +13,7 @@ one random playout). `search` never imports torch itself: `nets` registers its l
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from games.rng import derive_seeds
 from search.agents import AgentGroup, SearchAgent
@@ -24,7 +25,8 @@ from search.strength import StrengthAdjuster
 class AZAgent(SearchAgent):
     """One game's AlphaZero player: row `row` of a PUCT forest that other games' agents may share.
 
-    `dropout` is the evaluator's dropout probability for this game's positions (AlphaDDA2 sets it).
+    `dropout` is the evaluator's dropout probability for this game's positions (AlphaDDA2 sets it) and
+    `target` AlphaDDA3's v̄ c, which switches this game's search to eqs. (6)-(7) (nan: plain PUCT).
     """
 
     def __init__(self, game, seed, puct: PUCT, row: int, *, simulations=None, seconds=None, z=math.inf, rth=0.1,
@@ -33,13 +35,26 @@ class AZAgent(SearchAgent):
         self.puct, self.row = puct, row
         self.t_opening, self.tau = t_opening, tau  # the first t_opening plies: eq. (9) instead of softmax-z
         self.dropout = 0.0
+        self.target = math.nan  # AlphaDDA3's v̄ c; nan: plain PUCT
         puct.reset(row, seed=derive_seeds(seed, 1, bits=64)[0])
 
     def new_game(self, seed=None):
         super().new_game(seed)
         self.puct.reset(self.row, seed=None if seed is None else derive_seeds(seed, 1, bits=64)[0])
 
+    def apply(self, knobs):
+        super().apply(knobs)
+        if knobs is not None and knobs.dropout is not None:
+            self.dropout = float(knobs.dropout)
+        if knobs is not None and knobs.target is not None:
+            self.target = float(knobs.target)
+
     def choose(self, state, result):
+        """Eq. (9) in the opening, else softmax-z over the visits; a search of one simulation has only
+        evaluated the root (no child visited, e.g. AlphaDDA1 at N_sim = 1), so its priors stand in for the
+        visit shares."""
+        if not result.visits.any():
+            result = replace(result, visits=self.puct.root_priors(self.row))
         if len(state.history()) < self.t_opening:  # AlphaZero's opening, as in its self-play [AlphaDDA App. 1.3]
             return choose_by_temperature(result.actions, result.visits, self.tau, self.rng)
         return super().choose(state, result)
@@ -47,7 +62,7 @@ class AZAgent(SearchAgent):
     def select_action(self, state):
         self.before(state)
         (result,) = self.puct.search([self.row], [state], simulations=self.simulations, seconds=self.seconds,
-                                     dropout=[self.dropout])  # fmt: skip
+                                     dropout=[self.dropout], target=[self.target])  # fmt: skip
         return self.after(state, result)
 
 
@@ -65,5 +80,6 @@ class AZGroup(AgentGroup):
         results = agents[0].puct.search([a.row for a in agents], states,
                                         simulations=None if timed else [a.simulations for a in agents],
                                         seconds=min(a.seconds for a in agents) if timed else None,
-                                        dropout=[a.dropout for a in agents])  # fmt: skip
+                                        dropout=[a.dropout for a in agents],
+                                        target=[a.target for a in agents])  # fmt: skip
         return [agent.after(state, result) for agent, state, result in zip(agents, states, results)]

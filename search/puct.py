@@ -95,13 +95,34 @@ def puct_child(visits, value, prior, vloss, first, n, parent_n, c_puct, rng):
     return pick
 
 
+@kernel(inline="always")
+def uct_child(visits, value, vloss, first, n, parent_n, c, rng):
+    """AlphaDDA3's child [AlphaDDA eq. 6]: argmax W/n + C sqrt(2 ln(N + 1) / (n + 1)) with virtual loss, no
+    priors, ties at random; parent_n is the parent's N + 1 (its own evaluation), so ln(parent_n) = ln(N + 1)."""
+    log_n = math.log(parent_n)
+    best, pick, ties = -np.inf, first, 0
+    for k in range(first, first + n):
+        n_a = visits[k] + vloss[k]
+        q = (value[k] - vloss[k]) / n_a if n_a > 0.0 else 0.0
+        score = q + c * math.sqrt(2.0 * log_n / (1.0 + n_a))
+        if score > best:
+            best, pick, ties = score, k, 1
+        elif score == best:
+            ties += 1
+            if randint(rng, ties) == 0:
+                pick = k
+    return pick
+
+
 @kernel
-def select_leaves(g, f, roots, todo, leaves, c_puct, root_eps, rngs, game_dropout, states, planes, legal, dropout,
-                  keys, pend_game, pend_path, pend_len, pend_row, pend_value, s, moves):  # fmt: skip
+def select_leaves(g, f, roots, todo, leaves, c_puct, uct_c, root_eps, rngs, game_dropout, game_target, states,
+                  planes, legal, dropout, keys, pend_game, pend_path, pend_len, pend_row, pend_value, s,
+                  moves):  # fmt: skip
     """Descend every tree i with todo[i] > 0 up to min(leaves, todo[i]) times and queue the leaves.
 
     With probability root_eps a descent leaves an expanded root by a uniformly random child instead
-    of eq. (8) (the AlphaDDA authors' reading of Table A1's epsilon); root_eps = 0 draws nothing.
+    of eq. (8) (the AlphaDDA authors' reading of Table A1's epsilon); root_eps = 0 draws nothing. A tree
+    whose game_target is not nan descends by AlphaDDA3's eq. (6) with constant uct_c instead.
 
     A leaf to evaluate gets a batch row (states, planes, legal, dropout [row]); a terminal leaf is
     scored at once (pend_row -1, pend_value from its mover's view). Every node on a path gets one
@@ -119,10 +140,12 @@ def select_leaves(g, f, roots, todo, leaves, c_puct, root_eps, rngs, game_dropou
             pend_path[pending, 0] = node
             while f.first_child[i, node] >= 0 and not g.terminal(s):
                 first, n = f.first_child[i, node], f.n_children[i, node]
+                parent_n = f.visits[i, node] + f.vloss[i, node]
                 if depth == 0 and root_eps > 0.0 and uniform(rng) < root_eps:
                     node = first + randint(rng, n)
+                elif not math.isnan(game_target[i]):
+                    node = uct_child(f.visits[i], f.value[i], f.vloss[i], first, n, parent_n, uct_c, rng)
                 else:
-                    parent_n = f.visits[i, node] + f.vloss[i, node]
                     node = puct_child(f.visits[i], f.value[i], f.prior[i], f.vloss[i], first, n, parent_n, c_puct,
                                       rng)  # fmt: skip
                 g.apply(s, f.action[i, node])
@@ -158,10 +181,12 @@ def select_leaves(g, f, roots, todo, leaves, c_puct, root_eps, rngs, game_dropou
 
 @kernel
 def backup(g, f, pending, pend_game, pend_path, pend_len, pend_row, pend_value, states, priors, values,
-           noise_weight, noise_alpha, rngs, moves):  # fmt: skip
+           noise_weight, noise_alpha, rngs, game_target, moves):  # fmt: skip
     """Expand each queued leaf with its row's priors, back its value up the path and take back the
     virtual visits. A tree with no room left for a leaf's children is flagged FULL (the leaf is
-    backed up unexpanded; the caller grows the forest). A root expanded here gets Dirichlet noise."""
+    backed up unexpanded; the caller grows the forest). A root expanded here gets Dirichlet noise.
+    A tree with a game_target t backs up -|v_m + t| instead of v_m, v_m the value for the node's
+    mover [AlphaDDA eq. 7 from the mover's view; search.alphadda.AlphaDDA3]."""
     for p in range(pending):
         i = pend_game[p]
         leaf = pend_path[p, pend_len[p] - 1]
@@ -188,10 +213,12 @@ def backup(g, f, pending, pend_game, pend_path, pend_len, pend_row, pend_value, 
                     f.meta[i, FREE] = free + n
                     if leaf == f.meta[i, ROOT] and noise_weight > 0.0:
                         mix_noise(f, i, noise_weight, noise_alpha, rngs[i])
+        target = game_target[i]
         for d in range(pend_len[p]):
             node = pend_path[p, d]
+            v_m = v if f.mover[i, node] == f.mover[i, leaf] else -v
             f.visits[i, node] += 1.0
-            f.value[i, node] += v if f.mover[i, node] == f.mover[i, leaf] else -v
+            f.value[i, node] += v_m if math.isnan(target) else -abs(v_m + target)
             f.vloss[i, node] -= 1.0
 
 
@@ -271,6 +298,7 @@ class PUCT:
             epsilon = 0.2); 0 (default) is plain eq. (8).
         noise_weight, noise_alpha: Dirichlet noise at every new root, P <- (1 - w) P + w Dir(alpha)
             (AlphaZero's self-play; 0 turns it off).
+        uct_c: AlphaDDA3's exploration constant C of eq. (6), for the rows searched with a target.
         reuse: keep the subtree of the moves played from one search to the next. Off by default, as
             in the authors' code (a fresh tree every move): kept visits would skew eq. (9)'s opening
             draw and outlive a DDA agent's budget or dropout of the move before.
@@ -278,14 +306,14 @@ class PUCT:
     """
 
     def __init__(self, game, evaluator, *, games: int = 1, c_puct: float = 1.25, leaves: int = 1,
-                 root_eps: float = 0.0, noise_weight: float = 0.0, noise_alpha: float = 0.3, reuse: bool = False,
-                 seed: int = 0, nodes: int = 1024):  # fmt: skip
+                 root_eps: float = 0.0, noise_weight: float = 0.0, noise_alpha: float = 0.3, uct_c: float = 1.25,
+                 reuse: bool = False, seed: int = 0, nodes: int = 1024):  # fmt: skip
         if games < 1 or leaves < 1:
             raise ValueError("games and leaves must be at least 1")
         if not 0.0 <= root_eps <= 1.0:
             raise ValueError(f"root_eps is a probability in [0, 1], got {root_eps}")
         self.game, self.evaluator = game, evaluator
-        self.c_puct, self.leaves, self.root_eps = float(c_puct), int(leaves), float(root_eps)
+        self.c_puct, self.leaves, self.root_eps, self.uct_c = float(c_puct), int(leaves), float(root_eps), float(uct_c)
         self.noise_weight, self.noise_alpha = float(noise_weight), float(noise_alpha)
         self.reuse = bool(reuse)
         self.forest = new_forest(games, nodes)
@@ -312,15 +340,17 @@ class PUCT:
         if seed is not None:
             self.rngs[i] = make_rng(seed)
 
-    def search(self, rows, states, *, simulations=None, seconds=None, dropout=None) -> list[SearchResult]:
+    def search(self, rows, states, *, simulations=None, seconds=None, dropout=None, target=None) -> list[SearchResult]:
         """Search the positions `states[k]` in rows `rows[k]`, all at once; one result per row.
 
         Args:
             rows: the forest's rows to search (each at most once); states: their positions.
             simulations: per row (an int for all); seconds: instead, a deadline for the whole step loop.
             dropout: per row, the evaluator's dropout probability (AlphaDDA2); None: 0 everywhere.
+            target: per row, AlphaDDA3's v̄ c (nan: plain PUCT); None: nan everywhere.
         Returns:
-            per row, the root's children: actions, visits and mean value in [0, 1] for the player to move.
+            per row, the root's children: actions, visits and mean value (v + 1) / 2 for the player to
+            move, in [0, 1]; for a row with a target, the mean of eq. (7)'s values mapped alike.
         """
         if (simulations is None) == (seconds is None):
             raise ValueError("give exactly one budget: simulations or seconds")
@@ -329,11 +359,14 @@ class PUCT:
         budget = simulations if simulations is not None else 1 << 40
         budgets = [budget] * len(rows) if np.isscalar(budget) else list(budget)
         game_dropout = np.zeros(self.games, dtype=np.float32)
+        game_target = np.full(self.games, np.nan, dtype=np.float32)
         for k, (i, state) in enumerate(zip(rows, states)):
             moved = self._move_root(i, state)
             todo[i] = max(1, int(budgets[k]))
             if dropout is not None:
                 game_dropout[i] = dropout[k]
+            if target is not None:
+                game_target[i] = target[k]
             expanded = self.forest.first_child[i, self.forest.meta[i, ROOT]] >= 0
             if self.noise_weight > 0.0 and moved and expanded:  # a kept subtree's new root; a fresh root
                 mix_noise(self.forest, i, self.noise_weight, self.noise_alpha, self.rngs[i])  # gets it on expansion
@@ -344,13 +377,13 @@ class PUCT:
             before = todo.copy()
             b = self.batch
             n_rows, pending = select_leaves(self.game.kernels, self.forest, self.roots, todo, self.leaves,
-                                            self.c_puct, self.root_eps, self.rngs, game_dropout, b.states, b.planes,
-                                            b.legal, b.dropout, b.keys, *self._pend, self._state,
-                                            self._moves)  # fmt: skip
+                                            self.c_puct, self.uct_c, self.root_eps, self.rngs, game_dropout,
+                                            game_target, b.states, b.planes, b.legal, b.dropout, b.keys, *self._pend,
+                                            self._state, self._moves)  # fmt: skip
             if n_rows:
                 self.evaluator.evaluate(b, n_rows)
             backup(self.game.kernels, self.forest, pending, *self._pend, b.states, b.priors, b.values,
-                   self.noise_weight, self.noise_alpha, self.rngs, self._moves)  # fmt: skip
+                   self.noise_weight, self.noise_alpha, self.rngs, game_target, self._moves)  # fmt: skip
             done += before - todo
             if seconds is not None and time.perf_counter() - start >= seconds:
                 break
@@ -367,6 +400,12 @@ class PUCT:
         q = np.divide(f.value[i, first : first + n], visits, out=np.zeros(n), where=visits > 0)
         return SearchResult(f.action[i, first : first + n].astype(np.int64), visits, (q + 1.0) / 2.0,
                             simulations, seconds)  # fmt: skip
+
+    def root_priors(self, i: int) -> np.ndarray:
+        """The priors of row i's root children, in the order of its last result's actions."""
+        f = self.forest
+        first, n = f.first_child[i, f.meta[i, ROOT]], f.n_children[i, f.meta[i, ROOT]]
+        return f.prior[i, first : first + n].astype(np.float64) if first >= 0 else np.zeros(0)
 
     def _move_root(self, i: int, state) -> bool:
         """Root row i at `state`: with `reuse`, keep the subtree if it continues the tree's game, else start

@@ -22,6 +22,9 @@ class Knobs:
 
     z: float | None = None  # the softmax strength index [Wu eq. 1]
     budget_scale: float | None = None  # the search budget as a share of the agent's configured one
+    simulations: int | None = None  # the search budget in simulations, whatever was configured (AlphaDDA1)
+    dropout: float | None = None  # the evaluator's dropout probability for this game's leaves (AlphaDDA2)
+    target: float | None = None  # AlphaDDA3's v̄ c: search by eqs. (6)-(7) aiming at it; nan: plain PUCT
 
 
 class StrengthAdjuster:

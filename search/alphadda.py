@@ -1,0 +1,151 @@
+"""AlphaDDA1, 2 and 3: strength adjusters that weaken an `az` agent by its own net's value [AlphaDDA eqs. 1-7].
+
+Each adjuster reads, before every search, v̄_n c: the mean over the last N_h turns of the game (both
+players' turns, fewer at the start) of the clean net's value of the position before that turn, seen
+from the adjuster's own player (eq. 1 times its disc colour c_AlphaDDA). Near +1 the net expects the
+agent to win, near -1 to lose. The values come from the evaluator with dropout off and are kept per
+game (DESIGN section 8: the authors' code carried positions over from one game to the next, and
+AlphaDDA2's took them from its damaged net).
+
+- AlphaDDA1 (eqs. 2-3): N_sim = ceil(10^(-A_sim (v̄ c + B_sim0))), at most N_max.
+- AlphaDDA2 (eqs. 4-5): dropout probability P_drop = A_drop (v̄ c + P_drop0), clipped to [0, P_max].
+- AlphaDDA3 (eqs. 6-7): the search scores edges by UCT without priors on a changed value (`search.puct`).
+
+Signs. The plain-text tables lost minus signs. With A_sim > 0, eq. 2 falls as v̄ c rises (fewer
+simulations when winning) only with its leading minus; and B_sim0 must be negative, or N_sim would
+be ceil(10^-2.8) = 1 at an even game for every point of Table A2 (with B_sim0 = -1.4 it is the full
+200 at an even game and 7 at v̄ c = 1). Likewise P_drop0 is negative: with +0.2 the net would be
+damaged at P_max whatever the value. So Tables A2-A3 read B_sim0 in {-1.6, ..., -1.2} and P_drop0 in
+{-0.9, ..., 0}, as Tables 1-2 print them.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from search.strength import Knobs, StrengthAdjuster
+
+TABLE_1 = {  # AlphaDDA1 [AlphaDDA Table 1]
+    "connect4": {"nh": 3, "a_sim": 2.0, "b_sim0": -1.4, "n_max": 200},
+    "othello6": {"nh": 4, "a_sim": 1.4, "b_sim0": -1.6, "n_max": 200},
+    "othello": {"nh": 2, "a_sim": 2.8, "b_sim0": -1.4, "n_max": 400},
+}
+TABLE_2 = {  # AlphaDDA2 [AlphaDDA Table 2]; P_max = 0.95 for every game
+    "connect4": {"nh": 1, "a_drop": 10.0, "p_drop0": -0.2, "p_max": 0.95},
+    "othello6": {"nh": 4, "a_drop": 5.0, "p_drop0": -0.5, "p_max": 0.95},
+    "othello": {"nh": 4, "a_drop": 20.0, "p_drop0": -0.9, "p_max": 0.95},
+}
+TABLE_3 = {  # AlphaDDA3 [AlphaDDA Table 3]
+    "connect4": {"nh": 5, "c": 1.25},
+    "othello6": {"nh": 1, "c": 0.75},
+    "othello": {"nh": 5, "c": 0.6},
+}
+TABLES = {"alphadda1": TABLE_1, "alphadda2": TABLE_2, "alphadda3": TABLE_3}
+
+
+def n_sim(x: float, a_sim: float, b_sim0: float, n_max: int) -> int:
+    """AlphaDDA1's simulations at v̄ c = x [AlphaDDA eqs. 2-3]: ceil(10^(-A_sim (x + B_sim0))), in [1, N_max]."""
+    exponent = -a_sim * (x + b_sim0)
+    if exponent >= math.log10(n_max):  # also keeps 10**exponent from overflowing
+        return int(n_max)
+    return max(1, min(int(n_max), math.ceil(10.0**exponent)))
+
+
+def p_drop(x: float, a_drop: float, p_drop0: float, p_max: float) -> float:
+    """AlphaDDA2's dropout probability at v̄ c = x [AlphaDDA eqs. 4-5]: A_drop (x + P_drop0) in [0, P_max]."""
+    return min(p_max, max(0.0, a_drop * (x + p_drop0)))
+
+
+class ValueAdjuster(StrengthAdjuster):
+    """The value history all three AlphaDDAs share: v̄ c from the clean net, per game [AlphaDDA eq. 1].
+
+    `evaluator` is the agent's evaluator (`search.evaluator`); its value is from the view of the
+    player to move, turned here to the view of the player this adjuster plays for.
+    """
+
+    def __init__(self, game, evaluator, nh: int):
+        if nh < 1:
+            raise ValueError(f"N_h is a number of values, at least 1, got {nh}")
+        self.game, self.evaluator, self.nh = game, evaluator, int(nh)
+        self.batch = evaluator.new_batch(game, self.nh)
+        super().__init__()
+
+    def reset(self):
+        self.new_game()
+
+    def new_game(self):
+        self.history: list[int] = []  # the game's moves as far as `values` knows them
+        self.values: dict[int, float] = {}  # plies played -> clean value there, from the first player's view
+        self.mean = 0.0  # v̄ c at the last search
+
+    def mean_value(self, state) -> float:
+        """v̄ c at `state`: the mean of the clean values of the last N_h positions before a turn, the
+        current one included, each from the view of the player to move in `state`."""
+        history = state.history()
+        if history[: len(self.history)] != self.history:  # another game: start its history afresh
+            self.new_game()
+        self.history = list(history)
+        plies = range(max(0, len(history) - self.nh + 1), len(history) + 1)
+        missing = [p for p in plies if p not in self.values]
+        if missing:
+            replay, signs = self.game.new_initial_state(), []
+            for row, ply in enumerate(missing):
+                for action in history[len(replay.history()) : ply]:
+                    replay.apply_action(action)
+                self.batch.put(row, replay)  # dropout 0: the undamaged net
+                signs.append(1.0 if replay.current_player() == 0 else -1.0)
+            self.evaluator.evaluate(self.batch, len(missing))
+            for row, ply in enumerate(missing):
+                self.values[ply] = signs[row] * float(self.batch.values[row])
+        sign = 1.0 if state.current_player() == 0 else -1.0  # c_AlphaDDA
+        self.mean = sign * float(np.mean([self.values[p] for p in plies]))
+        return self.mean
+
+
+class AlphaDDA1(ValueAdjuster):
+    """AlphaDDA1: the search's simulations follow the value [AlphaDDA eqs. 2-3]."""
+
+    def __init__(self, game, evaluator, *, nh, a_sim, b_sim0, n_max):
+        super().__init__(game, evaluator, nh)
+        self.a_sim, self.b_sim0, self.n_max = float(a_sim), float(b_sim0), int(n_max)
+
+    def before_search(self, state):
+        return Knobs(simulations=n_sim(self.mean_value(state), self.a_sim, self.b_sim0, self.n_max))
+
+
+class AlphaDDA2(ValueAdjuster):
+    """AlphaDDA2: the dropout probability of the net's heads follows the value [AlphaDDA eqs. 4-5]; the
+    value itself comes from the undamaged net, as the paper says."""
+
+    def __init__(self, game, evaluator, *, nh, a_drop, p_drop0, p_max):
+        if not 0.0 <= p_max < 1.0:
+            raise ValueError(f"P_max is a dropout probability in [0, 1), got {p_max}")
+        super().__init__(game, evaluator, nh)
+        self.a_drop, self.p_drop0, self.p_max = float(a_drop), float(p_drop0), float(p_max)
+
+    def before_search(self, state):
+        return Knobs(dropout=p_drop(self.mean_value(state), self.a_drop, self.p_drop0, self.p_max))
+
+
+class AlphaDDA3(ValueAdjuster):
+    """AlphaDDA3: the search scores edges by eq. (6) over the values of eq. (7), aiming at v̄ c (`search.puct`).
+
+    How we read eqs. (6)-(7). Eq. (6) is UCT without priors, W/n + C sqrt(2 ln(N + 1) / (n + 1)),
+    with N the visits of the edge's parent (its children's sum, as the authors' code counts it).
+    Eq. (7) replaces every backed-up value by -|v + v̄_n c(s, a) c_AlphaDDA|, v the leaf's value as
+    a disc colour (+1: the first player wins). Written from the view of the edge's mover, whose value
+    is v_m = v c(s, a), this is -|v_m + v̄ c| for both players' edges: AlphaDDA3 prefers moves after
+    which its own value is -v̄ c (it plays worse the more it has been winning), and expects its
+    opponent to keep AlphaDDA3's value at v̄ c. The paper's prose says both that AlphaDDA3 prefers
+    "the sum of v(st) and v̄n is 0" and "v(st) is v̄n"; the equation and the authors' code (their
+    `num_func` 9) agree with the first, which is what we implement. Eq. (6)'s C is the search's
+    (`PUCT(uct_c=...)`, the spec's `c`), shared by every game of a lock-step group.
+    """
+
+    def before_search(self, state):
+        return Knobs(target=self.mean_value(state))
+
+
+ADJUSTERS = {"alphadda1": AlphaDDA1, "alphadda2": AlphaDDA2, "alphadda3": AlphaDDA3}

@@ -1,0 +1,168 @@
+"""AlphaDDA1-3 [AlphaDDA eqs. 1-7]: the formulas hand-checked, the value history's window and signs, the
+undamaged value of AlphaDDA2, AlphaDDA3's search at a win in one, and the spec's checks."""
+
+import math
+
+import numpy as np
+import pytest
+
+import games
+import search
+from search.alphadda import TABLE_1, TABLE_2, AlphaDDA1, AlphaDDA2, n_sim, p_drop
+from search.az import AZAgent
+from search.evaluator import Batch, UniformEvaluator
+from search.puct import PUCT
+
+C4 = games.load("connect4")
+
+
+class StoneCounter:
+    """A fake net: value 0.01 x stones on the board for the player to move, priors on the lowest legal
+    column; it records the dropout of every row it answers."""
+
+    def __init__(self, scale=0.01):
+        self.scale, self.dropouts = scale, []
+
+    def new_batch(self, game, capacity):
+        return Batch.zeros(game, capacity)
+
+    def evaluate(self, batch, n):
+        self.dropouts.extend(batch.dropout[:n].tolist())
+        batch.values[:n] = self.scale * batch.planes[:n, :2].sum(axis=(1, 2, 3))
+        batch.priors[:n] = 0.0
+        for r in range(n):
+            batch.priors[r, np.flatnonzero(batch.legal[r])[0]] = 1.0
+
+
+def play(moves):
+    state = C4.new_initial_state()
+    for m in moves:
+        state.apply_action(m)
+    return state
+
+
+def test_n_sim_hand_checked_against_table_1():
+    t = TABLE_1["connect4"]  # A_sim 2.0, B_sim0 -1.4, N_max 200
+    args = (t["a_sim"], t["b_sim0"], t["n_max"])
+    assert n_sim(1.0, *args) == 7  # ceil(10^0.8) = ceil(6.31)
+    assert n_sim(0.5, *args) == 64  # ceil(10^1.8) = ceil(63.1)
+    assert n_sim(0.0, *args) == 200  # 10^2.8 = 631, capped
+    assert n_sim(-1.0, *args) == 200
+    assert n_sim(1.0, 2.0, -1.0, 200) == 1  # ceil(10^0) = 1: never below one simulation
+    assert n_sim(5.0, 2.0, -1.4, 200) == 1  # 10^-7.2 rounds up to 1
+    assert n_sim(-1e6, 2.0, -1.4, 200) == 200  # no overflow far below
+    sims = [n_sim(x, *args) for x in np.linspace(-1, 1, 41)]
+    assert sims == sorted(sims, reverse=True)  # fewer simulations the more AlphaDDA1 is winning
+
+
+def test_p_drop_hand_checked_against_table_2():
+    t = TABLE_2["connect4"]  # A_drop 10, P_drop0 -0.2, P_max 0.95
+    args = (t["a_drop"], t["p_drop0"], t["p_max"])
+    assert p_drop(0.25, *args) == pytest.approx(0.5)
+    assert p_drop(0.2, *args) == 0.0 and p_drop(-1.0, *args) == 0.0
+    assert p_drop(1.0, *args) == 0.95
+    o6 = TABLE_2["othello6"]  # A_drop 5, P_drop0 -0.5
+    assert p_drop(0.6, o6["a_drop"], o6["p_drop0"], o6["p_max"]) == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize(
+    "moves, nh, expected",
+    [
+        # plies 2, 3, 4 (the last 3 turns): first player's values +0.02, -0.03, +0.04; player 0 to move
+        ([3, 3, 2, 2], 3, (0.02 - 0.03 + 0.04) / 3),
+        # plies 3, 4, 5: -0.03, +0.04, -0.05 for the first player, seen by player 1 (c = -1)
+        ([3, 3, 2, 2, 4], 3, -(-0.03 + 0.04 - 0.05) / 3),
+        # fewer turns than N_h at the start: plies 0 and 1
+        ([3], 3, -(0.0 - 0.01) / 2),
+        ([3, 3, 2, 2, 4], 1, 0.05),  # the current position only, for its mover
+    ],
+)
+def test_mean_value_window_and_signs(moves, nh, expected):
+    adjuster = AlphaDDA1(C4, StoneCounter(), nh=nh, a_sim=2.0, b_sim0=-1.4, n_max=200)
+    assert adjuster.mean_value(play(moves)) == pytest.approx(expected, abs=1e-6)
+
+
+def test_value_history_is_per_game():
+    counter = StoneCounter()
+    adjuster = AlphaDDA1(C4, counter, nh=3, a_sim=2.0, b_sim0=-1.4, n_max=200)
+    adjuster.mean_value(play([3, 3, 2, 2]))
+    adjuster.mean_value(play([3, 3, 2, 2, 4, 4]))  # the same game: only plies 5 and 6 are new
+    assert len(counter.dropouts) == 3 + 2
+    # another game reaching ply 4 by other moves: its values are evaluated afresh, none carried over
+    assert adjuster.mean_value(play([0, 0, 1, 1])) == pytest.approx((0.02 - 0.03 + 0.04) / 3, abs=1e-6)
+    assert len(counter.dropouts) == 5 + 3
+
+
+def test_alphadda1_searches_the_simulations_of_eq_2():
+    counter = StoneCounter(scale=0.1)  # 0.1 per stone: at ply 8, v = 0.8 for the player to move
+    puct = PUCT(C4, counter, seed=0)
+    adjuster = AlphaDDA1(C4, counter, nh=1, a_sim=2.0, b_sim0=-1.4, n_max=200)
+    agent = AZAgent(C4, 0, puct, 0, simulations=200, adjuster=adjuster)
+    agent.select_action(play([0, 0, 1, 1, 2, 2, 6, 6]))
+    assert agent.last_search.simulations == n_sim(0.8, 2.0, -1.4, 200) == 16  # ceil(10^1.2) = ceil(15.8)
+    agent.select_action(play([0, 0]))  # v = 0.2: the full N_max
+    assert agent.last_search.simulations == 200
+
+
+def test_alphadda2_value_from_the_undamaged_net_search_damaged():
+    counter = StoneCounter(scale=0.1)
+    puct = PUCT(C4, counter, seed=0)
+    adjuster = AlphaDDA2(C4, counter, nh=1, a_drop=10.0, p_drop0=-0.2, p_max=0.95)
+    agent = AZAgent(C4, 0, puct, 0, simulations=50, adjuster=adjuster)
+    agent.select_action(play([0, 0, 1, 1, 2, 2]))  # v = 0.6: P_drop = 10 (0.6 - 0.2) = 4, capped at 0.95
+    assert agent.dropout == pytest.approx(0.95)
+    seen = np.array(counter.dropouts)
+    assert seen[0] == 0.0  # the adjuster's evaluation of the position, undamaged
+    assert len(seen) > 10 and np.allclose(seen[1:], 0.95)  # every leaf the search evaluated, damaged
+
+
+def test_one_simulation_plays_the_priors_choice():
+    counter = StoneCounter()  # all prior on the lowest legal column
+    agent = AZAgent(C4, 0, PUCT(C4, counter, seed=0), 0, simulations=1)
+    assert agent.select_action(play([0] * 6)) == 1  # column 0 is full
+    assert agent.select_action(play([])) == 0
+
+
+@pytest.mark.parametrize("target, plays_the_win", [(-1.0, True), (0.9, False)])
+def test_alphadda3_search_at_a_win_in_one(target, plays_the_win):
+    # player 0 has three in column 0 and wins by playing it again; every other move leaves the game open
+    state = play([0, 1, 0, 1, 0, 6])
+    puct = PUCT(C4, UniformEvaluator(), seed=0, uct_c=0.5)
+    (result,) = puct.search([0], [state], simulations=400, target=[target])
+    win = int(np.flatnonzero(result.actions == 0)[0])
+    others = np.delete(result.visits, win)
+    if plays_the_win:  # losing (v̄ c = -1): eq. 7 scores the win 0, every other move about -1
+        assert result.visits[win] > others.max()
+    else:  # winning (v̄ c = 0.9): the win scores -1.9, worse than any move that keeps the game even
+        assert result.visits[win] < others.min()
+    (plain,) = PUCT(C4, UniformEvaluator(), seed=0).search([0], [state], simulations=400)
+    assert plain.visits.argmax() == win  # plain PUCT finds the win either way
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("az:a_sim=2", "add dda=alphadda1"),
+        ("az:dda=alphadda2,a_sim=2", "takes nh, a_drop, p_drop0, p_max, not a_sim"),
+        ("az:dda=alphadda1,dsa=inter", "choose one"),
+        ("az:dda=alphadda1,time=1", "drop time="),
+    ],
+)
+def test_spec_errors(spec, message):
+    with pytest.raises(ValueError, match=message):
+        search.make_agent(C4, spec, seed=0)
+
+
+def test_games_without_paper_settings_need_every_key():
+    bt = games.load("breakthrough")
+    with pytest.raises(ValueError, match="no alphadda1 settings for breakthrough: give nh, a_sim, b_sim0, n_max"):
+        search.check_spec(bt, "az:dda=alphadda1,net=uniform")
+    search.check_spec(bt, "az:dda=alphadda3,net=uniform,nh=2,c=1")
+
+
+def test_paper_defaults_fill_the_spec():
+    agent = search.make_agent(C4, "az:dda=alphadda1,net=uniform,n_max=300", seed=0)
+    assert (agent.adjuster.nh, agent.adjuster.a_sim, agent.adjuster.b_sim0, agent.adjuster.n_max) == (3, 2.0, -1.4, 300)
+    agent = search.make_agent(C4, "az:dda=alphadda3,net=uniform", seed=0)
+    assert agent.puct.uct_c == 1.25 and agent.adjuster.nh == 5
+    assert math.isnan(search.make_agent(C4, "az:net=uniform", seed=0).target)
