@@ -4,7 +4,8 @@ the perfect player), Random anchored at the paper's value.
 The paper plays 50 round robins between the five agents, every rating starting at 1,500 (App. 5,
 K = 8). Here every pair plays `--games` seat-balanced games (100: 50 rounds of one game per seat),
 rated by AlphaDDA's sequential Elo and by a Bradley-Terry fit with 95% intervals, Random held at
-Table 4's value (930.6, 979.5, 953.6). `az` plays the shipped net (or `--net`) at Table A1's N_sim.
+Table 4's value (930.6, 979.5, 953.6). `az` plays the shipped net (or `--net`) at Table A1's N_sim
+with plain eq. 8 at the root (eps 0; the authors' test games used 0.2, see docs/deviations.md).
 
     .venv/bin/python -m experiments.alphazero_elo --game connect4 [--games 100] [--net PATH] [--seed 0]
 

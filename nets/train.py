@@ -97,6 +97,8 @@ class TrainConfig:
     def check(self) -> None:
         """ValueError in one line for a setting that cannot work."""
         games.load(self.game)
+        if (self.filters is not None and self.filters < 1) or (self.blocks is not None and self.blocks < 0):
+            raise ValueError(f"filters must be at least 1 and blocks 0 or more, got {self.filters} and {self.blocks}")
         build(self.game, self.size, **self.net_overrides())  # unknown size or override
         positive = ("games", "leaves", "queue", "epochs")
         for name in positive:

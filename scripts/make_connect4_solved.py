@@ -3,8 +3,9 @@
     .venv/bin/python scripts/make_connect4_solved.py --positions 1000 --seed 0
 
 Each position is a uniformly random legal game from the start, stopped at a ply drawn uniformly from
-[8, 30] (a game that ends earlier is drawn again); duplicates and finished games are skipped. The
-bitbully solver (extra [solver]) scores every legal move exactly. Columns:
+[8, 30] (a game that ends earlier is drawn again); duplicates and finished games are skipped. Random
+games often end before the later plies, so those are rarer in the set (seed 0: 146 positions at
+plies 8-9, 9 at ply 30). The bitbully solver (extra [solver]) scores every legal move exactly. Columns:
 
     moves   the columns played from the empty board, one digit each (bitbully's and our actions)
     ply     len(moves)

@@ -43,12 +43,16 @@ def _config(args):
 
     given = {field: getattr(args, field) for field, _, _ in _SETTINGS.values() if getattr(args, field) is not None}
     stored = args.out / "config.json"
+    if args.out.exists() and not args.out.is_dir():
+        raise CommandError(f"--out {args.out} is a file, not a folder: choose a folder for the run")
     try:
         if stored.exists():
             try:
                 base = json.loads(stored.read_text())
             except (OSError, ValueError) as e:
                 raise CommandError(f"{stored} is unreadable ({e}): restore it, or train into a new --out") from None
+            if not isinstance(base, dict):
+                raise CommandError(f"{stored} holds no run settings (not a JSON object): restore it or use a new --out")
             if base.get("game") != args.game:
                 raise CommandError(f"{args.out} holds a {base.get('game')} run, not {args.game}: use another --out")
             config = TrainConfig(**{**base, **given})
@@ -69,6 +73,8 @@ def _train(args) -> int:
     config = _config(args)
     if args.eval_games < 0 or (args.iterations is not None and args.iterations < 1):
         raise CommandError("--eval-games must be 0 or more and --iterations at least 1")
+    if args.hours is not None and not args.hours > 0:
+        raise CommandError(f"--hours must be positive, got {args.hours}: leave it out to train to --iterations")
     if args.eval_games and "," in str(args.out):
         raise CommandError(f"--out {args.out} has a comma, which agent specs cannot hold: choose another folder name")
     target = args.iterations if args.iterations is not None else TABLE_A1[args.game]["iterations"]
@@ -94,7 +100,7 @@ def _loop(run, args, config, target, yardsticks, provenance) -> int:
         return 0
     print(f"{args.out}: {config.game}, {run.model.describe()}; iteration {run.iteration} -> {target} on "
           f"{run.device}, seed {config.seed}", file=sys.stderr)  # fmt: skip
-    deadline = time.monotonic() + args.hours * 3600 if args.hours else None
+    deadline = time.monotonic() + args.hours * 3600 if args.hours is not None else None
     played = sum(r["games"] for r in run.history)
     with tqdm(total=target, initial=run.iteration, desc=f"train {config.game}", unit="it", file=sys.stderr,
               disable=None, dynamic_ncols=True) as bar:  # fmt: skip
