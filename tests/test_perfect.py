@@ -71,6 +71,25 @@ def test_perfect_never_loses_and_picks_at_random_among_equal_moves():
     assert picks == best and len(best) >= 2
 
 
+def test_perfect_draws_its_ties_from_its_own_seeded_stream():
+    """In the centre-full position (two best moves) the same seed gives the same 20 picks, again after
+    new_game(seed) rewinds the stream; another seed gives another sequence."""
+    state = C4.new_initial_state()
+    for a in (3, 3, 3, 3, 3, 3):
+        state.apply_action(a)
+
+    def picks(agent):
+        return [agent.select_action(state) for _ in range(20)]
+
+    first = search.make_agent("connect4", "perfect", seed=5)
+    sequence = picks(first)
+    assert set(sequence) == {2, 4}
+    assert picks(search.make_agent("connect4", "perfect", seed=5)) == sequence
+    first.new_game(seed=5)
+    assert picks(first) == sequence
+    assert picks(search.make_agent("connect4", "perfect", seed=6)) != sequence
+
+
 def test_perfect_is_refused_in_one_line_off_connect4_or_without_the_extra(monkeypatch):
     with pytest.raises(ValueError, match="perfect plays connect4 only"):
         search.check_spec("othello6", "perfect")

@@ -17,10 +17,12 @@ from nets.selfplay import Examples, augment, self_play
 from nets.train import ReplayQueue, Run, TrainConfig, learn
 from search.evaluator import UniformEvaluator
 from tests.othello_reference import NaiveOthello
+from tests.test_puct import FixedPriors
 from tuner.cli import main
 
 C4 = games.load("connect4")
 TINY = dict(filters=8, blocks=1, games=4, simulations=12, queue=300, batch=64, eval_every=0)
+CENTRE = [1, 1, 1, 50, 1, 1, 1]  # prior 50/56 on column 3: eq. (8) sends it every visit while N_3 + 1 < 50
 
 
 def test_self_play_values_are_each_games_result_for_the_player_to_move():
@@ -45,6 +47,45 @@ def test_self_play_values_are_each_games_result_for_the_player_to_move():
     assert np.allclose(examples.policy.sum(axis=1), 1.0)
     full = examples.planes[:, 0, 0, :] + examples.planes[:, 1, 0, :]  # top row occupied: column full
     assert not np.any(legal & (full == 1))
+
+
+def _first_policies(examples):
+    """The policy target of each game's first position (the empty board)."""
+    return examples.policy[examples.planes[:, :2].sum(axis=(1, 2, 3)) == 0]
+
+
+def test_the_policy_target_is_the_root_visit_distribution():
+    """With no eps and a prior of 50/56 on column 3, eq. (8) sends all 11 root descents of a 12-simulation
+    search to column 3 (its score stays ahead while N_3 + 1 < 50), so pi is one-hot there, not 1/7 each."""
+    examples, _ = self_play(C4, FixedPriors(CENTRE), games=3, simulations=12, seed=0, eps=0.0)
+    expected = np.zeros(7, dtype=np.float32)
+    expected[3] = 1.0
+    first = _first_policies(examples)
+    assert len(first) == 3 and np.array_equal(first, np.tile(expected, (3, 1)))
+
+
+def test_self_play_passes_eps_to_the_search():
+    """eps = 1: every descent leaves the root by a uniformly random child, so the 28 root visits of a
+    29-simulation search spread over the columns (about 4 each) instead of all going to column 3."""
+    examples, _ = self_play(C4, FixedPriors(CENTRE), games=3, simulations=29, seed=0, eps=1.0)
+    for pi in _first_policies(examples):
+        assert pi[3] < 0.5 and np.count_nonzero(pi) >= 5, pi
+
+
+def test_the_first_t_opening_plies_are_drawn_by_temperature():
+    """The search alone always puts column 3 first (one-hot visits, test above). With eq. (9) at a huge
+    tau the first T_opening moves are near uniform over the 7 columns, so 12 games open differently."""
+
+    def first_moves(examples):
+        second = examples.planes[:, 0].sum(axis=(1, 2)) + examples.planes[:, 1].sum(axis=(1, 2)) == 1
+        return [int(np.flatnonzero(p[1].any(axis=0))[0]) for p in examples.planes[second]]
+
+    plain, _ = self_play(C4, FixedPriors(CENTRE), games=12, simulations=12, seed=0, eps=0.0, t_opening=0)
+    assert first_moves(plain) == [3] * 12
+    opened, _ = self_play(C4, FixedPriors(CENTRE), games=12, simulations=12, seed=0, eps=0.0, t_opening=1,
+                          tau=1e6)  # fmt: skip
+    moves = first_moves(opened)
+    assert len(moves) == 12 and len(set(moves)) >= 4 and moves.count(3) <= 6
 
 
 def test_augmentation_maps_each_othello_policy_to_the_same_move_of_the_transformed_board():
@@ -134,6 +175,48 @@ def test_the_replay_queue_keeps_the_newest_positions():
     assert queue.size == 5 and sorted(queue.contents().value) == [3, 4, 5, 6, 7]
     queue.add(batch(list(range(10, 22))))
     assert sorted(queue.contents().value) == list(range(17, 22))
+
+
+def test_the_run_optimizer_uses_the_configured_sgd_settings(tmp_path):
+    config = TrainConfig.for_game("connect4", **{**TINY, "lr": 0.03, "momentum": 0.8, "weight_decay": 0.005})
+    with Run(tmp_path / "r", config, device="cpu") as run:
+        (group,) = run.optimizer.param_groups
+        assert (group["lr"], group["momentum"], group["weight_decay"]) == (0.03, 0.8, 0.005)
+        assert sum(p.numel() for p in group["params"]) == sum(p.numel() for p in run.model.parameters())
+
+
+def test_the_queue_receives_both_connect4_mirror_images(tmp_path):
+    """Connect4 has 2 symmetries: one step queues 2 rows per self-play position, the second half the
+    column-mirrored first half with the same values."""
+    config = TrainConfig.for_game("connect4", **{**TINY, "games": 2, "simulations": 8, "batch": 16})
+    with Run(tmp_path / "r", config, device="cpu") as run:
+        record = run.step()
+        n, queued = record["positions"], run.queue.contents()
+        assert run.queue.size == record["queue"] == 2 * n > 0
+        assert np.array_equal(queued.planes[n:], queued.planes[:n, :, :, ::-1])
+        assert np.array_equal(queued.policy[n:], queued.policy[:n, ::-1])
+        assert np.array_equal(queued.value[n:], queued.value[:n])
+
+
+def test_a_resumed_run_keeps_its_best_net(tmp_path):
+    """Iteration 1 is promoted, iteration 2 not: after reopening, best.pt is still iteration 1's net."""
+    config = TrainConfig.for_game("connect4", **{**TINY, "games": 2, "simulations": 8, "batch": 16, "eval_every": 1})
+
+    def evaluate(iteration, net_path, best_path):
+        return {"promote": iteration == 1}
+
+    with Run(tmp_path / "r", config, device="cpu") as run:
+        run.step(evaluate)
+        first = {k: v.clone() for k, v in run.model.state_dict().items()}
+        run.step(evaluate)
+        assert run.best_iteration == 1
+        assert any(not torch.equal(v, first[k]) for k, v in run.model.state_dict().items())  # iteration 2 learned
+    with Run(tmp_path / "r", config, device="cpu") as again:
+        assert again.iteration == 2 and again.best_iteration == 1
+    net = nets.load(tmp_path / "r" / "best.pt", game="connect4")
+    assert net.meta["provenance"]["iteration"] == 1
+    changed = [k for k in first if not torch.equal(net.state_dict()[k], first[k])]
+    assert not changed, changed
 
 
 def _weights(folder):
@@ -236,3 +319,14 @@ def test_bad_settings_are_one_line_errors(tmp_path, capsys):
     (tmp_path / "busy" / "notes.txt").write_text("mine")
     assert main(["train", "connect4", "--out", str(tmp_path / "busy"), "--filters", "8"]) == 2
     assert "holds no training run" in capsys.readouterr().err
+    for options, message in ((["--hours", "0"], "--hours must be positive"),
+                             (["--filters", "0"], "filters must be at least 1")):  # fmt: skip
+        assert main(["train", "connect4", "--out", str(tmp_path / "y"), *options]) == 2
+        assert message in capsys.readouterr().err and not (tmp_path / "y").exists()
+    (tmp_path / "file").write_text("")
+    assert main(["train", "connect4", "--out", str(tmp_path / "file")]) == 2
+    assert "is a file, not a folder" in capsys.readouterr().err
+    (tmp_path / "odd").mkdir()
+    (tmp_path / "odd" / "config.json").write_text("[1]")
+    assert main(["train", "connect4", "--out", str(tmp_path / "odd")]) == 2
+    assert "not a JSON object" in capsys.readouterr().err
