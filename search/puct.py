@@ -75,36 +75,23 @@ def clear_tree(f, i, mover):
 
 
 @kernel(inline="always")
-def puct_child(visits, value, prior, vloss, first, n, parent_n, c_puct, rng):
-    """The child of eq. (8) with virtual loss: argmax Q + c_puct P sqrt(N) / (1 + N_a), ties at random.
+def best_child(visits, value, prior, vloss, first, n, parent_n, c, uct, rng):
+    """The child to descend to, with virtual loss, ties at random: eq. (8)'s argmax Q + c P sqrt(N) / (1 + N_a),
+    or with `uct` AlphaDDA3's eq. (6), argmax Q + c sqrt(2 ln(N + 1) / (1 + N_a)) without priors.
 
     visits..vloss are one tree's rows; parent_n is the parent's N with its pending descents, at least
-    1 (its own evaluation) once it is expanded, so the priors count from its first descent."""
+    1 (its own evaluation) once it is expanded, so the priors count from its first descent and
+    ln(parent_n) is eq. (6)'s ln(N + 1) with N its children's visits."""
     sqrt_n = math.sqrt(parent_n)
-    best, pick, ties = -np.inf, first, 0
-    for k in range(first, first + n):
-        n_a = visits[k] + vloss[k]
-        q = (value[k] - vloss[k]) / n_a if n_a > 0.0 else 0.0  # a pending descent counts as a loss
-        score = q + c_puct * prior[k] * sqrt_n / (1.0 + n_a)
-        if score > best:
-            best, pick, ties = score, k, 1
-        elif score == best:
-            ties += 1
-            if randint(rng, ties) == 0:
-                pick = k
-    return pick
-
-
-@kernel(inline="always")
-def uct_child(visits, value, vloss, first, n, parent_n, c, rng):
-    """AlphaDDA3's child [AlphaDDA eq. 6]: argmax W/n + C sqrt(2 ln(N + 1) / (n + 1)) with virtual loss, no
-    priors, ties at random; parent_n is the parent's N + 1 (its own evaluation), so ln(parent_n) = ln(N + 1)."""
     log_n = math.log(parent_n)
     best, pick, ties = -np.inf, first, 0
     for k in range(first, first + n):
         n_a = visits[k] + vloss[k]
-        q = (value[k] - vloss[k]) / n_a if n_a > 0.0 else 0.0
-        score = q + c * math.sqrt(2.0 * log_n / (1.0 + n_a))
+        q = (value[k] - vloss[k]) / n_a if n_a > 0.0 else 0.0  # a pending descent counts as a loss
+        if uct:
+            score = q + c * math.sqrt(2.0 * log_n / (1.0 + n_a))
+        else:
+            score = q + c * prior[k] * sqrt_n / (1.0 + n_a)
         if score > best:
             best, pick, ties = score, k, 1
         elif score == best:
@@ -143,11 +130,10 @@ def select_leaves(g, f, roots, todo, leaves, c_puct, uct_c, root_eps, rngs, game
                 parent_n = f.visits[i, node] + f.vloss[i, node]
                 if depth == 0 and root_eps > 0.0 and uniform(rng) < root_eps:
                     node = first + randint(rng, n)
-                elif not math.isnan(game_target[i]):
-                    node = uct_child(f.visits[i], f.value[i], f.vloss[i], first, n, parent_n, uct_c, rng)
                 else:
-                    node = puct_child(f.visits[i], f.value[i], f.prior[i], f.vloss[i], first, n, parent_n, c_puct,
-                                      rng)  # fmt: skip
+                    uct = not math.isnan(game_target[i])
+                    node = best_child(f.visits[i], f.value[i], f.prior[i], f.vloss[i], first, n, parent_n,
+                                      uct_c if uct else c_puct, uct, rng)  # fmt: skip
                 g.apply(s, f.action[i, node])
                 depth += 1
                 pend_path[pending, depth] = node

@@ -8,7 +8,7 @@ import pytest
 import games
 from games.rng import make_rng
 from search.evaluator import Batch, UniformEvaluator
-from search.puct import PUCT, new_forest, puct_child
+from search.puct import PUCT, best_child, new_forest
 
 C4 = games.load("connect4")
 
@@ -65,7 +65,7 @@ def test_eq_8_by_hand():
 
     for c in (0.1, 1.25, 5.0):
         expected = 1 + int(np.argmax([score(k, c) for k in range(3)]))
-        got = puct_child(f.visits[0], f.value[0], f.prior[0], f.vloss[0], first, 3, parent_n, c, make_rng(0))
+        got = best_child(f.visits[0], f.value[0], f.prior[0], f.vloss[0], first, 3, parent_n, c, False, make_rng(0))
         assert got == expected
     # the winners differ across c: the test can tell the exploration term from the value term
     assert len({int(np.argmax([score(k, c) for k in range(3)])) for c in (0.1, 5.0)}) == 2
@@ -74,9 +74,9 @@ def test_eq_8_by_hand():
 def test_virtual_loss_counts_as_a_pending_loss():
     f = new_forest(1, 8)
     f.visits[0, 1:3], f.value[0, 1:3], f.prior[0, 1:3] = [4.0, 4.0], [3.0, 2.9], [0.5, 0.5]
-    assert puct_child(f.visits[0], f.value[0], f.prior[0], f.vloss[0], 1, 2, 9.0, 0.0, make_rng(0)) == 1
+    assert best_child(f.visits[0], f.value[0], f.prior[0], f.vloss[0], 1, 2, 9.0, 0.0, False, make_rng(0)) == 1
     f.vloss[0, 1] = 1.0  # one descent pending through child 1: Q = (3 - 1) / 5 < 2.9 / 4
-    assert puct_child(f.visits[0], f.value[0], f.prior[0], f.vloss[0], 1, 2, 10.0, 0.0, make_rng(0)) == 2
+    assert best_child(f.visits[0], f.value[0], f.prior[0], f.vloss[0], 1, 2, 10.0, 0.0, False, make_rng(0)) == 2
 
 
 def test_the_prior_counts_from_a_nodes_first_descent():
