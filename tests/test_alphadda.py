@@ -8,10 +8,11 @@ import pytest
 
 import games
 import search
+from games.rng import make_rng
 from search.alphadda import TABLE_1, TABLE_2, AlphaDDA1, AlphaDDA2, n_sim, p_drop
 from search.az import AZAgent
 from search.evaluator import Batch, UniformEvaluator
-from search.puct import PUCT
+from search.puct import PUCT, best_child, new_forest
 
 C4 = games.load("connect4")
 
@@ -137,6 +138,27 @@ def test_alphadda3_search_at_a_win_in_one(target, plays_the_win):
         assert result.visits[win] < others.min()
     (plain,) = PUCT(C4, UniformEvaluator(), seed=0).search([0], [state], simulations=400)
     assert plain.visits.argmax() == win  # plain PUCT finds the win either way
+
+
+def test_eq_6_scores_hand_checked():
+    """Children with (W, n) = (-0.5, 1), (-0.8, 4), (-1.5, 2) under parent N = 7 + 1: eq. 6 gives -0.36, -0.11,
+    -0.63 at C = 0.1 (the best mean wins) and 0.94, 0.71, 0.43 at C = 1 (the least visited good one wins);
+    the prior, all on the third child, plays no part."""
+    f = new_forest(1, 8)
+    f.visits[0, 1:4], f.value[0, 1:4], f.prior[0, 1:4] = [1.0, 4.0, 2.0], [-0.5, -0.8, -1.5], [0.0, 0.0, 1.0]
+    for c, expected in ((0.1, 2), (1.0, 1)):
+        assert best_child(f.visits[0], f.value[0], f.prior[0], f.vloss[0], 1, 3, 8.0, c, True, make_rng(0)) == expected
+
+
+def test_alphadda3_target_stays_in_its_own_row():
+    """Two games in one forest at the same win in one: the row with target 0.9 avoids the win, the row
+    without a target (nan) still finds it; neither row's rule leaks into the other."""
+    state = play([0, 1, 0, 1, 0, 6])
+    puct = PUCT(C4, UniformEvaluator(), games=2, seed=0, uct_c=0.5)
+    aimed, plain = puct.search([0, 1], [state, state], simulations=400, target=[0.9, math.nan])
+    win = int(np.flatnonzero(aimed.actions == 0)[0])
+    assert aimed.visits[win] < np.delete(aimed.visits, win).min()
+    assert plain.visits.argmax() == win
 
 
 @pytest.mark.parametrize(
