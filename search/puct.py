@@ -83,7 +83,7 @@ def best_child(visits, value, prior, vloss, first, n, parent_n, c, uct, rng):
     1 (its own evaluation) once it is expanded, so the priors count from its first descent and
     ln(parent_n) is eq. (6)'s ln(N + 1) with N its children's visits."""
     sqrt_n = math.sqrt(parent_n)
-    log_n = math.log(parent_n)
+    log_n = math.log(parent_n) if uct else 0.0
     best, pick, ties = -np.inf, first, 0
     for k in range(first, first + n):
         n_a = visits[k] + vloss[k]
