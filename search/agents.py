@@ -230,10 +230,10 @@ _AZ_KEYS = {
                "AlphaDDA's value-driven strength adjustment (eqs. 1-7); its keys default to Tables 1-3"),
     "nh": Key(number(1, integer=True), None, "AlphaDDA: N_h, the turns whose values are averaged (eq. 1)"),
     "a_sim": Key(number(), None, "AlphaDDA1: A_sim of eq. 2"),
-    "b_sim0": Key(number(), None, "AlphaDDA1: B_sim0 of eq. 2 (negative: Table 1)"),
+    "b_sim0": Key(number(-math.inf), None, "AlphaDDA1: B_sim0 of eq. 2 (negative: Table 1)"),
     "n_max": Key(number(1, integer=True), None, "AlphaDDA1: N_max, the most simulations (eq. 3)"),
     "a_drop": Key(number(), None, "AlphaDDA2: A_drop of eq. 4"),
-    "p_drop0": Key(number(), None, "AlphaDDA2: P_drop0 of eq. 4 (negative: Table 2)"),
+    "p_drop0": Key(number(-math.inf), None, "AlphaDDA2: P_drop0 of eq. 4 (negative: Table 2)"),
     "p_max": Key(number(0, 0.99), None, "AlphaDDA2: the largest dropout probability (the paper: 0.95)"),
     "c": Key(number(), None, "AlphaDDA3: the exploration constant C of eq. 6"),
 }  # fmt: skip
@@ -326,28 +326,34 @@ def _check_sironi(game, o, grave):
         check_settings(o["tuner"], _tuner_settings(game, o))
 
 
-def _make_az_group(game, seeds, o):
-    """`az` agents for len(seeds) concurrent games over one PUCT forest and one evaluator."""
+def _make_az_group(game, seeds, options):
+    """`az` agents for len(seeds) concurrent games over one PUCT forest and one evaluator; options[k] are
+    game k's (they agree on the keys of AZ_SHARED, the forest's, and may differ in the rest)."""
     from search.alphadda import ADJUSTERS
     from search.az import AZAgent, AZGroup
     from search.evaluator import make_evaluator
     from search.puct import PUCT
 
-    evaluator = make_evaluator(o["net"], game, device=o["device"], seed=seeds[0])
-    dda = _dda_settings(game, o)
+    o = options[0]
+    evaluator = make_evaluator(o["net"], game, device=o["device"])
     puct = PUCT(game, evaluator, games=len(seeds), c_puct=o["c_puct"], leaves=o["leaves"], root_eps=o["eps"],
-                noise_weight=o["noise"], noise_alpha=o["alpha"], uct_c=dda.pop("c", 1.25), reuse=o["reuse"] == "yes",
-                seed=seeds[0])  # fmt: skip
+                noise_weight=o["noise"], noise_alpha=o["alpha"], reuse=o["reuse"] == "yes", seed=seeds[0])  # fmt: skip
 
-    def choice():  # each game its own adjuster
-        if not dda:
-            return _choice(game, o)
-        adjuster = ADJUSTERS[o["dda"]](game, evaluator, **dda)
-        return {"z": math.inf if o["z"] is None else o["z"], "rth": o["rth"], "adjuster": adjuster}
+    def agent(row, seed, o):
+        dda = _dda_settings(game, o)
+        uct_c = dda.pop("c", 1.25)
+        if dda:  # each game its own adjuster
+            choice = {"z": math.inf if o["z"] is None else o["z"], "rth": o["rth"],
+                      "adjuster": ADJUSTERS[o["dda"]](game, evaluator, **dda)}  # fmt: skip
+        else:
+            choice = _choice(game, o)
+        return AZAgent(game, seed, puct, row, simulations=o["simulations"], seconds=o["time"],
+                       t_opening=o["t_opening"], tau=o["tau"], uct_c=uct_c, **choice)  # fmt: skip
 
-    return AZGroup([AZAgent(game, seed, puct, row, simulations=o["simulations"], seconds=o["time"],
-                            t_opening=o["t_opening"], tau=o["tau"], **choice())
-                    for row, seed in enumerate(seeds)])  # fmt: skip
+    return AZGroup([agent(row, seed, o) for row, (seed, o) in enumerate(zip(seeds, options))])
+
+
+AZ_SHARED = ("net", "device", "c_puct", "leaves", "eps", "noise", "alpha", "reuse", "time")  # one forest's settings
 
 
 def _dda_settings(game, o) -> dict:
@@ -415,7 +421,8 @@ class AgentKind:
     build: Callable
     doc: str
     check: Callable | None = None
-    group: Callable | None = None  # (game, seeds, options) -> agents sharing one search, else None
+    group: Callable | None = None  # (game, seeds, options per seed) -> agents sharing one search, else None
+    shared: tuple = ()  # the keys on which the specs of one group must agree
 
 
 def _with_defaults(keys, **defaults):
@@ -435,8 +442,9 @@ AGENTS = {
                     lambda g, o: _check_sironi(g, o, False)),
     "ap": AgentKind(_AP_KEYS, lambda g, s, o: _make_sironi(g, s, o, True), "GRAVE + MAST (Sironi et al., AP)",
                     lambda g, o: _check_sironi(g, o, True)),
-    "az": AgentKind(_AZ_KEYS, lambda game, seed, o: _make_az_group(game, [seed], o)[0],
-                    "AlphaZero: PUCT search over a policy-value net (AlphaDDA App. 1)", _check_az, _make_az_group),
+    "az": AgentKind(_AZ_KEYS, lambda game, seed, o: _make_az_group(game, [seed], [o])[0],
+                    "AlphaZero: PUCT search over a policy-value net (AlphaDDA App. 1)", _check_az, _make_az_group,
+                    AZ_SHARED),
     "perfect": AgentKind({"depth": Key(number(1, integer=True), None, "search depth in plies (none: exact)")},
                          _make_perfect, "Connect4's perfect player, the bitbully solver (extra [solver])",
                          _check_perfect),
@@ -493,18 +501,37 @@ class AgentGroup:
         return [self.agents[k].select_action(state) for k, state in zip(ks, states)]
 
 
-def make_agents(game: games.Game | str, spec: str | AgentSpec, *, seeds: list[int]) -> AgentGroup:
-    """One agent per seed, for as many concurrent games (`az` agents share one search and its forwards)."""
+def make_agents(game: games.Game | str, spec, *, seeds: list[int]) -> AgentGroup:
+    """One agent per seed, for as many concurrent games (`az` agents share one search and its forwards).
+
+    `spec` is one spec for every game, or a list with one per seed; specs that batch must then share a
+    `group_key` (ValueError otherwise)."""
     game = games.load(game) if isinstance(game, str) else game
-    parsed = check_spec(game, spec)
-    kind = AGENTS[parsed.name]
+    specs = [spec] * len(seeds) if isinstance(spec, (str, AgentSpec)) else list(spec)
+    if len(specs) != len(seeds):
+        raise ValueError(f"{len(specs)} specs for {len(seeds)} seeds: give one spec, or one per seed")
+    parsed = [check_spec(game, s) for s in specs]
+    keys = {group_key(p) for p in parsed}
+    if len(keys) > 1 and any(AGENTS[p.name].group is not None for p in parsed):
+        raise ValueError(f"these specs cannot share one search: {', '.join(sorted({str(s) for s in specs}))}")
+    kind = AGENTS[parsed[0].name]
     if kind.group is not None:
-        group = kind.group(game, list(seeds), parsed.options)
+        group = kind.group(game, list(seeds), [p.options for p in parsed])
     else:
-        group = AgentGroup(kind.build(game, seed, parsed.options) for seed in seeds)
-    for agent in group:
-        agent.spec = str(spec)
+        group = AgentGroup(AGENTS[p.name].build(game, seed, p.options) for p, seed in zip(parsed, seeds))
+    for agent, s in zip(group, specs):
+        agent.spec = str(s)
     return group
+
+
+def group_key(spec: str | AgentSpec) -> tuple:
+    """Specs with equal keys can play in one `make_agents` group: an agent kind that batches (`az`) and
+    its shared settings, or ("each",) for agents that search one game at a time."""
+    parsed = parse_spec(spec)
+    kind = AGENTS[parsed.name]
+    if kind.group is None:
+        return ("each",)
+    return (parsed.name, *(parsed.options[k] for k in kind.shared))
 
 
 def batches(spec: str | AgentSpec) -> bool:

@@ -140,8 +140,8 @@ class AlphaDDA3(ValueAdjuster):
     which its own value is -v̄ c (it plays worse the more it has been winning), and expects its
     opponent to keep AlphaDDA3's value at v̄ c. The paper's prose says both that AlphaDDA3 prefers
     "the sum of v(st) and v̄n is 0" and "v(st) is v̄n"; the equation and the authors' code (their
-    `num_func` 9) agree with the first, which is what we implement. Eq. (6)'s C is the search's
-    (`PUCT(uct_c=...)`, the spec's `c`), shared by every game of a lock-step group.
+    `num_func` 9) agree with the first, which is what we implement. Eq. (6)'s C is the spec's `c`, the
+    agent's `uct_c`, which the search takes per game.
     """
 
     def before_search(self, state):

@@ -26,16 +26,19 @@ class AZAgent(SearchAgent):
     """One game's AlphaZero player: row `row` of a PUCT forest that other games' agents may share.
 
     `dropout` is the evaluator's dropout probability for this game's positions (AlphaDDA2 sets it) and
-    `target` AlphaDDA3's v̄ c, which switches this game's search to eqs. (6)-(7) (nan: plain PUCT).
+    `target` AlphaDDA3's v̄ c, which switches this game's search to eqs. (6)-(7) with constant `uct_c`
+    (nan: plain PUCT).
     """
 
     def __init__(self, game, seed, puct: PUCT, row: int, *, simulations=None, seconds=None, z=math.inf, rth=0.1,
-                 adjuster: StrengthAdjuster | None = None, t_opening: int = 0, tau: float = 1.0):  # fmt: skip
+                 adjuster: StrengthAdjuster | None = None, t_opening: int = 0, tau: float = 1.0,
+                 uct_c: float = 1.25):  # fmt: skip
         super().__init__(game, seed, simulations=simulations, seconds=seconds, z=z, rth=rth, adjuster=adjuster)
         self.puct, self.row = puct, row
         self.t_opening, self.tau = t_opening, tau  # the first t_opening plies: eq. (9) instead of softmax-z
         self.dropout = 0.0
         self.target = math.nan  # AlphaDDA3's v̄ c; nan: plain PUCT
+        self.uct_c = float(uct_c)
         puct.reset(row, seed=derive_seeds(seed, 1, bits=64)[0])
 
     def new_game(self, seed=None):
@@ -62,7 +65,7 @@ class AZAgent(SearchAgent):
     def select_action(self, state):
         self.before(state)
         (result,) = self.puct.search([self.row], [state], simulations=self.simulations, seconds=self.seconds,
-                                     dropout=[self.dropout], target=[self.target])  # fmt: skip
+                                     dropout=[self.dropout], target=[self.target], uct_c=[self.uct_c])  # fmt: skip
         return self.after(state, result)
 
 
@@ -76,10 +79,10 @@ class AZGroup(AgentGroup):
         agents = [self.agents[k] for k in ks]
         for agent, state in zip(agents, states):
             agent.before(state)
-        timed = agents[0].seconds is not None  # one spec: all timed or none; one deadline, the shortest
+        timed = agents[0].seconds is not None  # one shared budget kind: all timed or none; one deadline, the shortest
         results = agents[0].puct.search([a.row for a in agents], states,
                                         simulations=None if timed else [a.simulations for a in agents],
                                         seconds=min(a.seconds for a in agents) if timed else None,
                                         dropout=[a.dropout for a in agents],
-                                        target=[a.target for a in agents])  # fmt: skip
+                                        target=[a.target for a in agents], uct_c=[a.uct_c for a in agents])  # fmt: skip
         return [agent.after(state, result) for agent, state, result in zip(agents, states, results)]

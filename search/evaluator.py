@@ -217,14 +217,16 @@ def resolve_net(net: str | None, game: games.Game) -> str:
     return net
 
 
-def make_evaluator(net: str | None, game: games.Game, *, device: str = "auto", seed: int = 0) -> Evaluator:
+def make_evaluator(net: str | None, game: games.Game, *, device: str = "auto") -> Evaluator:
     """The evaluator of `az:net=NET` (see `resolve_net`): `uniform` (value 0) or `playout` without a
     network, else the loader `nets` registers; a net that cannot be had is a one-line ValueError.
+    Its draws depend only on each row's key, a draw of that row's game: a game plays the same whichever
+    games share the evaluator.
 
     This layer never imports torch itself: the first request for a network imports `nets`."""
     net = resolve_net(net, game)
     if net in NET_FREE:
-        return UniformEvaluator(value="zero" if net == "uniform" else "playout", seed=seed)
+        return UniformEvaluator(value="zero" if net == "uniform" else "playout")
     if not _NET_LOADERS:
         importlib.import_module("nets")  # registers its loader
     return _NET_LOADERS[-1](net, game, device)

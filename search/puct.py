@@ -102,14 +102,14 @@ def best_child(visits, value, prior, vloss, first, n, parent_n, c, uct, rng):
 
 
 @kernel
-def select_leaves(g, f, roots, todo, leaves, c_puct, uct_c, root_eps, rngs, game_dropout, game_target, states,
+def select_leaves(g, f, roots, todo, leaves, c_puct, root_eps, rngs, game_dropout, game_target, game_uct_c, states,
                   planes, legal, dropout, keys, pend_game, pend_path, pend_len, pend_row, pend_value, s,
                   moves):  # fmt: skip
     """Descend every tree i with todo[i] > 0 up to min(leaves, todo[i]) times and queue the leaves.
 
     With probability root_eps a descent leaves an expanded root by a uniformly random child instead
     of eq. (8) (the AlphaDDA authors' reading of Table A1's epsilon); root_eps = 0 draws nothing. A tree
-    whose game_target is not nan descends by AlphaDDA3's eq. (6) with constant uct_c instead.
+    whose game_target is not nan descends by AlphaDDA3's eq. (6) with its constant game_uct_c instead.
 
     A leaf to evaluate gets a batch row (states, planes, legal, dropout [row]); a terminal leaf is
     scored at once (pend_row -1, pend_value from its mover's view). Every node on a path gets one
@@ -133,7 +133,7 @@ def select_leaves(g, f, roots, todo, leaves, c_puct, uct_c, root_eps, rngs, game
                 else:
                     uct = not math.isnan(game_target[i])
                     node = best_child(f.visits[i], f.value[i], f.prior[i], f.vloss[i], first, n, parent_n,
-                                      uct_c if uct else c_puct, uct, rng)  # fmt: skip
+                                      game_uct_c[i] if uct else c_puct, uct, rng)  # fmt: skip
                 g.apply(s, f.action[i, node])
                 depth += 1
                 pend_path[pending, depth] = node
@@ -284,7 +284,6 @@ class PUCT:
             epsilon = 0.2); 0 (default) is plain eq. (8).
         noise_weight, noise_alpha: Dirichlet noise at every new root, P <- (1 - w) P + w Dir(alpha)
             (AlphaZero's self-play; 0 turns it off).
-        uct_c: AlphaDDA3's exploration constant C of eq. (6), for the rows searched with a target.
         reuse: keep the subtree of the moves played from one search to the next. Off by default, as
             in the authors' code (a fresh tree every move): kept visits would skew eq. (9)'s opening
             draw and outlive a DDA agent's budget or dropout of the move before.
@@ -292,14 +291,14 @@ class PUCT:
     """
 
     def __init__(self, game, evaluator, *, games: int = 1, c_puct: float = 1.25, leaves: int = 1,
-                 root_eps: float = 0.0, noise_weight: float = 0.0, noise_alpha: float = 0.3, uct_c: float = 1.25,
+                 root_eps: float = 0.0, noise_weight: float = 0.0, noise_alpha: float = 0.3,
                  reuse: bool = False, seed: int = 0, nodes: int = 1024):  # fmt: skip
         if games < 1 or leaves < 1:
             raise ValueError("games and leaves must be at least 1")
         if not 0.0 <= root_eps <= 1.0:
             raise ValueError(f"root_eps is a probability in [0, 1], got {root_eps}")
         self.game, self.evaluator = game, evaluator
-        self.c_puct, self.leaves, self.root_eps, self.uct_c = float(c_puct), int(leaves), float(root_eps), float(uct_c)
+        self.c_puct, self.leaves, self.root_eps = float(c_puct), int(leaves), float(root_eps)
         self.noise_weight, self.noise_alpha = float(noise_weight), float(noise_alpha)
         self.reuse = bool(reuse)
         self.forest = new_forest(games, nodes)
@@ -326,7 +325,8 @@ class PUCT:
         if seed is not None:
             self.rngs[i] = make_rng(seed)
 
-    def search(self, rows, states, *, simulations=None, seconds=None, dropout=None, target=None) -> list[SearchResult]:
+    def search(self, rows, states, *, simulations=None, seconds=None, dropout=None, target=None,
+               uct_c=None) -> list[SearchResult]:  # fmt: skip
         """Search the positions `states[k]` in rows `rows[k]`, all at once; one result per row.
 
         Args:
@@ -334,6 +334,7 @@ class PUCT:
             simulations: per row (an int for all); seconds: instead, a deadline for the whole step loop.
             dropout: per row, the evaluator's dropout probability (AlphaDDA2); None: 0 everywhere.
             target: per row, AlphaDDA3's v̄ c (nan: plain PUCT); None: nan everywhere.
+            uct_c: per row, AlphaDDA3's constant C of eq. (6), needed by the rows with a target.
         Returns:
             per row, the root's children: actions, visits and mean value (v + 1) / 2 for the player to
             move, in [0, 1]; for a row with a target, the mean of eq. (7)'s values mapped alike.
@@ -346,6 +347,7 @@ class PUCT:
         budgets = [budget] * len(rows) if np.isscalar(budget) else list(budget)
         game_dropout = np.zeros(self.games, dtype=np.float32)
         game_target = np.full(self.games, np.nan, dtype=np.float32)
+        game_uct_c = np.full(self.games, np.nan, dtype=np.float64)
         for k, (i, state) in enumerate(zip(rows, states)):
             moved = self._move_root(i, state)
             todo[i] = max(1, int(budgets[k]))
@@ -353,9 +355,13 @@ class PUCT:
                 game_dropout[i] = dropout[k]
             if target is not None:
                 game_target[i] = target[k]
+            if uct_c is not None:
+                game_uct_c[i] = uct_c[k]
             expanded = self.forest.first_child[i, self.forest.meta[i, ROOT]] >= 0
             if self.noise_weight > 0.0 and moved and expanded:  # a kept subtree's new root; a fresh root
                 mix_noise(self.forest, i, self.noise_weight, self.noise_alpha, self.rngs[i])  # gets it on expansion
+        if np.isnan(game_uct_c[~np.isnan(game_target)]).any():
+            raise ValueError("a row searched with a target needs its uct_c (eq. 6's C)")
         done = np.zeros(self.games, dtype=np.int64)
         start = time.perf_counter()
         while todo.any():
@@ -363,8 +369,8 @@ class PUCT:
             before = todo.copy()
             b = self.batch
             n_rows, pending = select_leaves(self.game.kernels, self.forest, self.roots, todo, self.leaves,
-                                            self.c_puct, self.uct_c, self.root_eps, self.rngs, game_dropout,
-                                            game_target, b.states, b.planes, b.legal, b.dropout, b.keys, *self._pend,
+                                            self.c_puct, self.root_eps, self.rngs, game_dropout, game_target,
+                                            game_uct_c, b.states, b.planes, b.legal, b.dropout, b.keys, *self._pend,
                                             self._state, self._moves)  # fmt: skip
             if n_rows:
                 self.evaluator.evaluate(b, n_rows)

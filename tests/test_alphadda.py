@@ -128,8 +128,8 @@ def test_one_simulation_plays_the_priors_choice():
 def test_alphadda3_search_at_a_win_in_one(target, plays_the_win):
     # player 0 has three in column 0 and wins by playing it again; every other move leaves the game open
     state = play([0, 1, 0, 1, 0, 6])
-    puct = PUCT(C4, UniformEvaluator(), seed=0, uct_c=0.5)
-    (result,) = puct.search([0], [state], simulations=400, target=[target])
+    puct = PUCT(C4, UniformEvaluator(), seed=0)
+    (result,) = puct.search([0], [state], simulations=400, target=[target], uct_c=[0.5])
     win = int(np.flatnonzero(result.actions == 0)[0])
     others = np.delete(result.visits, win)
     if plays_the_win:  # losing (v̄ c = -1): eq. 7 scores the win 0, every other move about -1
@@ -154,8 +154,8 @@ def test_alphadda3_target_stays_in_its_own_row():
     """Two games in one forest at the same win in one: the row with target 0.9 avoids the win, the row
     without a target (nan) still finds it; neither row's rule leaks into the other."""
     state = play([0, 1, 0, 1, 0, 6])
-    puct = PUCT(C4, UniformEvaluator(), games=2, seed=0, uct_c=0.5)
-    aimed, plain = puct.search([0, 1], [state, state], simulations=400, target=[0.9, math.nan])
+    puct = PUCT(C4, UniformEvaluator(), games=2, seed=0)
+    aimed, plain = puct.search([0, 1], [state, state], simulations=400, target=[0.9, math.nan], uct_c=[0.5, 0.5])
     win = int(np.flatnonzero(aimed.actions == 0)[0])
     assert aimed.visits[win] < np.delete(aimed.visits, win).min()
     assert plain.visits.argmax() == win
@@ -186,5 +186,13 @@ def test_paper_defaults_fill_the_spec():
     agent = search.make_agent(C4, "az:dda=alphadda1,net=uniform,n_max=300", seed=0)
     assert (agent.adjuster.nh, agent.adjuster.a_sim, agent.adjuster.b_sim0, agent.adjuster.n_max) == (3, 2.0, -1.4, 300)
     agent = search.make_agent(C4, "az:dda=alphadda3,net=uniform", seed=0)
-    assert agent.puct.uct_c == 1.25 and agent.adjuster.nh == 5
+    assert agent.uct_c == 1.25 and agent.adjuster.nh == 5
     assert math.isnan(search.make_agent(C4, "az:net=uniform", seed=0).target)
+
+
+def test_the_grids_negative_offsets_parse():
+    """Tables A2-A3 give B_sim0 and P_drop0 below zero: a spec must take them."""
+    agent = search.make_agent(C4, "az:dda=alphadda1,net=uniform,b_sim0=-1.6", seed=0)
+    assert agent.adjuster.b_sim0 == -1.6
+    agent = search.make_agent(C4, "az:dda=alphadda2,net=uniform,p_drop0=-0.9", seed=0)
+    assert agent.adjuster.p_drop0 == -0.9

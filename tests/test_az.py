@@ -12,7 +12,7 @@ import games
 import nets
 import search
 from tuner.cli import main
-from tuner.match import play_match
+from tuner.match import play_match, play_matches
 
 C4 = games.load("connect4")
 
@@ -67,6 +67,33 @@ def test_a_lockstep_match_plays_the_games_of_a_sequential_one(tiny_net, opponent
     assert len(set(map(tuple, moves[::2]))) >= 3  # games of one seat differ: each is seeded by its index
 
 
+def test_matches_played_together_play_the_games_each_plays_alone():
+    """Three matches in one lock-step pool, their az sides (different budgets and AlphaDDA settings) in one
+    shared search: every game is the game that match plays alone, sequentially. (The playout evaluator is
+    exact whatever the batch; a net's values move by float rounding, ~1e-8, between batch sizes.)"""
+    net = "az:net=playout"
+    matches = [
+        (f"{net},dda=alphadda1,nh=1,n_max=40", "mcts:simulations=30", 11, 4),
+        (f"{net},simulations=20,t_opening=2,tau=3", "random", 12, 6),
+        (f"{net},dda=alphadda3,nh=2,c=0.5,simulations=30", f"{net},simulations=25", 13, 4),
+    ]
+    assert len({search.group_key(a) for a, *_ in matches}) == 1  # the pool really shares one search
+    together = play_matches("connect4", matches, concurrent=8)
+    for (a, b, seed, n), result in zip(matches, together):
+        alone = play_match("connect4", a, b, games=n, seed=seed, concurrent=1)
+        assert [g.moves for g in result.games] == [g.moves for g in alone.games], a
+        assert (result.spec_a, result.seed, result.total.games) == (a, seed, n)
+
+
+def test_specs_that_cannot_share_a_search_are_refused_in_one_group():
+    with pytest.raises(ValueError, match="cannot share one search"):
+        search.make_agents(C4, ["az:net=uniform", "az:net=playout"], seeds=[0, 1])
+    with pytest.raises(ValueError, match="2 specs for 3 seeds"):
+        search.make_agents(C4, ["az:net=uniform", "az:net=uniform"], seeds=[0, 1, 2])
+    group = search.make_agents(C4, ["mcts:simulations=5", "random"], seeds=[0, 1])  # one at a time: any mix
+    assert [a.spec for a in group] == ["mcts:simulations=5", "random"]
+
+
 def test_az_hears_the_strength_adjusters_hooks():
     agent = search.make_agent(C4, "az:net=playout,simulations=50,dsa=intra,dz=0.5", seed=1)
     state = C4.new_initial_state()
@@ -77,7 +104,8 @@ def test_az_hears_the_strength_adjusters_hooks():
         if state.is_terminal():
             break
         state.apply_action(reply if reply in state.legal_actions() else state.legal_actions()[0])
-    assert len(set(zs)) > 1 and agent.last_search.simulations == 50
+    assert len(set(zs)) > 1  # before_search moved z
+    assert agent.last_search.simulations == agent.simulations <= 50  # and the budget it scales is the one searched
 
 
 def test_net_init_and_info_on_the_command_line(tmp_path, capsys):

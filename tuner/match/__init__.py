@@ -6,7 +6,16 @@
 4
 """
 
-from tuner.match.arena import GameResult, MatchResult, game_seeds, pair_scores, play_game, play_match, round_robin
+from tuner.match.arena import (
+    GameResult,
+    MatchResult,
+    game_seeds,
+    pair_scores,
+    play_game,
+    play_match,
+    play_matches,
+    round_robin,
+)
 from tuner.match.ratings import Rating, alphadda_elo, bradley_terry, expected, tournament_ratings
 from tuner.match.stats import Z95, Record, format_interval, wilson
 
@@ -24,6 +33,7 @@ __all__ = [
     "pair_scores",
     "play_game",
     "play_match",
+    "play_matches",
     "round_robin",
     "tournament_ratings",
     "wilson",

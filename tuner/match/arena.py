@@ -91,57 +91,86 @@ def play_game(game, agent_a, agent_b, seed: int, index: int) -> GameResult:
     return GameResult(index, a_seat, returns[a_seat], state.history())
 
 
-def _play_share(game_name, spec_a, spec_b, seed, indices, on_game, concurrent):
+def _play_share(game_name, tables, on_game, concurrent) -> list[list[GameResult]]:
+    """The games of a worker's share of each table (spec_a, spec_b, seed, indices), table by table or, with
+    `concurrent` > 1, all tables at once in lock-step."""
     game = load_game(game_name)
     if concurrent > 1:
-        return _play_lockstep(game, spec_a, spec_b, seed, [int(i) for i in indices], concurrent, on_game)
-    agent_a = search.make_agent(game, spec_a, seed=seed)
-    agent_b = search.make_agent(game, spec_b, seed=seed + 1)
-    results = []
-    for i in indices:
-        results.append(play_game(game, agent_a, agent_b, seed, int(i)))
-        if on_game is not None:
-            on_game()
-    return results
+        return _play_lockstep(game, tables, concurrent, on_game)
+    out = []
+    for spec_a, spec_b, seed, indices in tables:
+        agent_a = search.make_agent(game, spec_a, seed=seed)
+        agent_b = search.make_agent(game, spec_b, seed=seed + 1)
+        out.append([])
+        for i in indices:
+            out[-1].append(play_game(game, agent_a, agent_b, seed, int(i)))
+            if on_game is not None:
+                on_game()
+    return out
 
 
-def _play_lockstep(game, spec_a, spec_b, seed, indices, concurrent, on_game) -> list[GameResult]:
-    """The games `indices`, up to `concurrent` at a time in slots that each own a pair of agents; every
-    step asks each side for its moves in all the games where it is to move at once, so agents that batch
-    their searches (az) share one forward among those games. Game i plays as `play_game(..., index=i)`."""
-    slots = min(concurrent, len(indices))
-    side_a = search.make_agents(game, spec_a, seeds=[seed + 2 * k for k in range(slots)])
-    side_b = search.make_agents(game, spec_b, seeds=[seed + 2 * k + 1 for k in range(slots)])
-    waiting, playing, results = list(reversed(indices)), [None] * slots, []
+def _groups(game, specs, seeds):
+    """Agents for slots playing `specs`: one `make_agents` group per group key, so that batching agents
+    (az) of different specs that can share a search share it. Returns (groups, where): slot k's agent
+    is groups[g][j] for (g, j) = where[k]."""
+    by_key: dict = {}
+    for k, spec in enumerate(specs):
+        by_key.setdefault(search.group_key(spec), []).append(k)
+    groups, where = [], [None] * len(specs)
+    for ks in by_key.values():
+        for j, k in enumerate(ks):
+            where[k] = (len(groups), j)
+        groups.append(search.make_agents(game, [specs[k] for k in ks], seeds=[seeds[k] for k in ks]))
+    return groups, where
+
+
+def _play_lockstep(game, tables, concurrent, on_game) -> list[list[GameResult]]:
+    """The games of every table (spec_a, spec_b, seed, indices), up to `concurrent` of each table at a time
+    in slots that each own a pair of agents. Every step asks each group of agents for its moves in all the
+    games where it is to move at once, so agents that batch their searches (az) share one forward among
+    those games, across tables too. Game i of a table plays as `play_game(..., index=i)`."""
+    table_of, slot_seeds = [], []
+    for t, (_, _, seed, indices) in enumerate(tables):
+        n = min(concurrent, len(indices))
+        table_of += [t] * n
+        slot_seeds += [(seed + 2 * k, seed + 2 * k + 1) for k in range(n)]
+    sides = [_groups(game, [tables[t][side] for t in table_of], [s[side] for s in slot_seeds]) for side in (0, 1)]
+    waiting = [list(reversed([int(i) for i in table[3]])) for table in tables]
+    results: list[list[GameResult]] = [[] for _ in tables]
+
+    def agents(k):
+        return [groups[g][j] for groups, where in sides for g, j in [where[k]]]
 
     def start(k):
-        """The next game into slot k: (index, state, A's seat), agents reseeded as play_game does."""
-        if not waiting:
+        """The next game of slot k's table: (index, state, A's seat), agents reseeded as play_game does."""
+        t = table_of[k]
+        if not waiting[t]:
             return None
-        i = waiting.pop()
-        seed_a, seed_b = game_seeds(seed, i)
-        side_a[k].new_game(seed_a)
-        side_b[k].new_game(seed_b)
+        i = waiting[t].pop()
+        for agent, seed in zip(agents(k), game_seeds(tables[t][2], i)):
+            agent.new_game(seed)
         return i, game.new_initial_state(), i % 2
 
-    playing = [start(k) for k in range(slots)]
+    playing = [start(k) for k in range(len(table_of))]
     while any(playing):
-        for side, agents in ((0, side_a), (1, side_b)):
-            ks = [k for k, p in enumerate(playing) if p and (p[1].current_player() == p[2]) == (side == 0)]
-            actions = agents.select_actions(ks, [playing[k][1] for k in ks])
-            for k, action in zip(ks, actions):
-                i, state, a_seat = playing[k]
-                for agent in (side_a[k], side_b[k]):
-                    agent.observe(state, action)
-                state.apply_action(action)
-                if state.is_terminal():
-                    returns = state.returns()
-                    for agent in (side_a[k], side_b[k]):
-                        agent.game_over(returns)
-                    results.append(GameResult(i, a_seat, returns[a_seat], state.history()))
-                    if on_game is not None:
-                        on_game()
-                    playing[k] = start(k)
+        for side, (groups, where) in enumerate(sides):
+            to_move = [k for k, p in enumerate(playing) if p and (p[1].current_player() == p[2]) == (side == 0)]
+            for g, group in enumerate(groups):
+                ks = [k for k in to_move if where[k][0] == g]
+                actions = group.select_actions([where[k][1] for k in ks], [playing[k][1] for k in ks])
+                for k, action in zip(ks, actions):
+                    i, state, a_seat = playing[k]
+                    for agent in agents(k):
+                        agent.observe(state, action)
+                    state.apply_action(action)
+                    if state.is_terminal():
+                        returns = state.returns()
+                        for agent in agents(k):
+                            agent.game_over(returns)
+                        results[table_of[k]].append(GameResult(i, a_seat, returns[a_seat], state.history()))
+                        if on_game is not None:
+                            on_game()
+                        playing[k] = start(k)
     return results
 
 
@@ -173,19 +202,39 @@ def play_match(
     Returns:
         A's wins, draws and losses as first player, as second player and in total, and every game.
     """
+    (result,) = play_matches(game, [(spec_a, spec_b, seed, games)], workers=workers, backend=backend,
+                             concurrent=concurrent, progress=progress)  # fmt: skip
+    return result
+
+
+def play_matches(game, matches: list[tuple], *, workers: int = 1, backend: str = "threads",
+                 concurrent: int | None = None, progress=None) -> list[MatchResult]:  # fmt: skip
+    """Play several matches (spec_a, spec_b, seed, games) at once: each as `play_match` would, game for game,
+    but a worker plays its share of all of them together, so batching agents (az) of every match that
+    can share a search (`search.group_key`) share its forwards. `concurrent` caps the games of each match
+    in lock-step per worker; the other arguments are play_match's."""
     name = game if isinstance(game, str) else game.name
     g = load_game(name)
-    for spec in (spec_a, spec_b):
-        search.check_spec(g, spec)  # fail fast, before any worker starts, on a bad spec
-    if games < 1 or workers < 1:
-        raise ValueError("games and workers must be at least 1")
+    if not matches:
+        raise ValueError("no matches to play")
+    for spec_a, spec_b, _, games in matches:
+        for spec in (spec_a, spec_b):
+            search.check_spec(g, spec)  # fail fast, before any worker starts, on a bad spec
+        if games < 1:
+            raise ValueError("games must be at least 1")
+    if workers < 1:
+        raise ValueError("workers must be at least 1")
     if backend not in ("threads", "processes"):
         raise ValueError(f"unknown backend {backend!r}: use threads or processes")
     if concurrent is None:
-        concurrent = 256 if search.batches(spec_a) or search.batches(spec_b) else 1
+        batching = any(search.batches(s) for m in matches for s in m[:2])
+        concurrent = 256 if batching else 1
     if concurrent < 1:
         raise ValueError("concurrent must be at least 1")
-    shares = [share for share in np.array_split(np.arange(games), min(workers, games)) if len(share)]
+    # worker w plays the w-th part of every match that has one: shares[w] = [(match, its games)]
+    parts = [np.array_split(np.arange(m[3]), min(workers, m[3])) for m in matches]
+    shares = [[(m, part[w]) for m, part in enumerate(parts) if w < len(part)] for w in range(max(map(len, parts)))]
+    tables = [[(*matches[m][:3], indices) for m, indices in share] for share in shares]
     lock = threading.Lock()
 
     def on_game():
@@ -195,21 +244,28 @@ def play_match(
 
     if backend == "threads":
         jobs = Parallel(n_jobs=len(shares), backend="threading")(
-            delayed(_play_share)(name, spec_a, spec_b, seed, share, on_game, concurrent) for share in shares
+            delayed(_play_share)(name, share, on_game, concurrent) for share in tables
         )
     else:
         jobs = []
         for share_results in Parallel(n_jobs=len(shares), backend="loky", return_as="generator")(
-            delayed(_play_share)(name, spec_a, spec_b, seed, share, None, concurrent) for share in shares
+            delayed(_play_share)(name, share, None, concurrent) for share in tables
         ):
             jobs.append(share_results)
             if progress is not None:
-                progress.update(len(share_results))
-    result = MatchResult(name, str(spec_a), str(spec_b), seed)
-    for r in sorted((r for job in jobs for r in job), key=lambda r: r.index):
-        (result.first if r.a_seat == 0 else result.second).add(r.outcome)
-        result.games.append(r)
-    return result
+                progress.update(sum(len(r) for r in share_results))
+    played: list[list[GameResult]] = [[] for _ in matches]
+    for share, job in zip(shares, jobs):
+        for (m, _), games_played in zip(share, job):
+            played[m] += games_played
+    out = []
+    for (spec_a, spec_b, seed, _), games_played in zip(matches, played):
+        result = MatchResult(name, str(spec_a), str(spec_b), seed)
+        for r in sorted(games_played, key=lambda r: r.index):
+            (result.first if r.a_seat == 0 else result.second).add(r.outcome)
+            result.games.append(r)
+        out.append(result)
+    return out
 
 
 def round_robin(game, specs: list[str], *, games: int, seed: int = 0, workers: int = 1, backend="threads",
