@@ -14,8 +14,8 @@ import pytest
 
 from tuner.cli import main
 from tuner.study import objective
-from tuner.study.runner import load, run, status, trial_objective, trial_seed
-from tuner.study.samplers import distributions
+from tuner.study.runner import load, run, run_trials, status, trial_seed
+from tuner.study.samplers import distributions, suggest
 from tuner.study.spec import TEMPLATES, StudyError, StudySpec, render
 
 
@@ -158,16 +158,33 @@ def test_workers_that_start_trials_at_once_do_not_overshoot_the_budget(tmp_path,
     folder = make_study(strategy="grid")
     run(folder, trials=1, progress=False)
     spec, study = load(folder)
-    first, second = study.ask(), study.ask()  # two workers saw one trial finished of two and both started one
-    run_trial = trial_objective(spec, distributions(spec), target=2)
-    with pytest.raises(optuna.TrialPruned):
-        run_trial(second)
-    study.tell(second, state=optuna.trial.TrialState.PRUNED)
-    study.tell(first, run_trial(first))
-    assert status(folder)["trials"]["complete"] == 2
+    dists = distributions(spec)
+    other = study.ask()  # another worker saw one trial finished of two and started one
+    suggest(other, dists)
+    run_trials(study, spec, dists, target=2, count=1)  # so did this one: its trial is pruned, unplayed
+    assert [t.state.name for t in trials_of(folder)] == ["COMPLETE", "RUNNING", "PRUNED"]
+    study.tell(other, state=optuna.trial.TrialState.FAIL)  # the other worker died: its point is played again
     run(folder, trials=3, progress=False)  # the grid goes on where it was: the pruned trial took no point
-    trials = played(trials_of(folder))
+    trials = played([t for t in trials_of(folder) if t.number != other.number])
     assert sorted(t.params["C"] for t in trials) == [0.25, 0.5, 1.0]
+
+
+def test_trials_played_together_are_the_trials_played_one_by_one(tmp_path, make_study):
+    """batch_trials = 3: three grid points' games in one pool, an az agent sharing its search across them,
+    give each point the records it gets alone; the budget still counts finished trials."""
+    agent = {
+        'agent = "mcts:simulations=30,c={C}"': 'agent = "az:net=playout,simulations=8,c_puct={C}"',
+        'opponents = ["random"]': 'opponents = ["mcts:simulations=8", "random"]',
+        "games = 1": "games = 2",
+    }
+    alone = make_study("alone", strategy="grid", **agent)
+    together = make_study("together", strategy="grid", **agent, **{"seed = 3": "seed = 3\nbatch_trials = 3"})
+    run(alone, progress=False)
+    assert run(together, trials=4, progress=False)["trials"]["complete"] == 4
+    a, b = trials_of(alone), trials_of(together)
+    assert [t.params for t in a] == [t.params for t in b]
+    assert [t.user_attrs["records"] for t in a] == [t.user_attrs["records"] for t in b]
+    assert len({str(t.user_attrs["records"]) for t in a}) > 1  # the points' games differ
 
 
 @pytest.mark.slow

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from games.rng import derive_seeds
-from tuner.match import Record, play_match
+from tuner.match import Record, play_matches
 
 MAXIMISED = {"winrate": True, "dda_d": False, "balance": False}
 
@@ -22,20 +22,24 @@ def match_seed(trial_seed: int, opponent: int) -> int:
     return derive_seeds(trial_seed, opponent)[0]
 
 
-def play_trial(spec, values: dict, trial_seed: int, progress=None) -> dict:
-    """The games of one trial: `spec.games` per opponent and seat, for the agent with `values` filled in.
+def play_trials(spec, trials: list[tuple[dict, int]], progress=None) -> list[dict]:
+    """The games of several trials, each (values, trial seed): `spec.games` per opponent and seat for the
+    agent with `values` filled in, all played in one pool so that batching agents (az) share forwards.
+    A trial's games are the same alone or with others (each match is seeded from its trial).
 
-    Returns {opponent: {"first": [W, D, L], "second": [W, D, L]}} (the agent moving first / second).
+    Returns per trial {opponent: {"first": [W, D, L], "second": [W, D, L]}} (the agent moving first / second).
     """
-    agent = spec.agent_spec(values)
-    records = {}
-    for j, opponent in enumerate(spec.opponents):
-        result = play_match(spec.game, agent, opponent, games=2 * spec.games, seed=match_seed(trial_seed, j),
-                            workers=spec.game_workers, progress=progress)  # fmt: skip
-        records[opponent] = {
-            seat: [r.wins, r.draws, r.losses] for seat, r in (("first", result.first), ("second", result.second))
-        }
-    return records
+    matches = [(spec.agent_spec(values), opponent, match_seed(seed, j), 2 * spec.games)
+               for values, seed in trials for j, opponent in enumerate(spec.opponents)]  # fmt: skip
+    results = play_matches(spec.game, matches, workers=spec.game_workers, progress=progress)
+    n = len(spec.opponents)
+    return [
+        {
+            opponent: {seat: [r.wins, r.draws, r.losses] for seat, r in (("first", m.first), ("second", m.second))}
+            for opponent, m in zip(spec.opponents, results[t * n : (t + 1) * n])
+        }  # fmt: skip
+        for t in range(len(trials))
+    ]
 
 
 def value(objective: str, records: dict) -> float:

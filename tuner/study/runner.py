@@ -74,37 +74,49 @@ def _surplus(study, number: int, target: int) -> bool:
     return sum(t.number < number for t in study.get_trials(deepcopy=False, states=states)) >= target
 
 
-def trial_objective(spec: StudySpec, dists: dict, target: int, bar=None):
-    def run_trial(trial: optuna.Trial) -> float:
-        if _surplus(trial.study, trial.number, target):
-            raise optuna.TrialPruned("the study had its trials already")  # stored as PRUNED, never replayed
-        trial.set_user_attr("worker", worker_id())
-        values = suggest(trial, dists)
-        seed = trial_seed(spec.seed, trial.user_attrs.get("retry_of", trial.number))
-        if bar is not None:
-            _refresh(bar, trial.study, spec)
-        records = objectives.play_trial(spec, values, seed, progress=bar)
-        value = objectives.value(spec.objective, records)
-        trial.set_user_attr("records", records)
+def run_trials(study, spec: StudySpec, dists: dict, target: int, count: int, bar=None) -> None:
+    """Ask up to `count` trials and play their games together (`objectives.play_trials`), then tell each
+    its result; a trial beyond the budget is pruned. If the games fail, every asked trial fails with them."""
+    trials = []
+    try:
+        for _ in range(count):
+            trial = study.ask()
+            if _surplus(study, trial.number, target):
+                study.tell(trial, state=TrialState.PRUNED)  # stored as PRUNED, never replayed
+                continue
+            trial.set_user_attr("worker", worker_id())
+            seed = trial_seed(spec.seed, trial.user_attrs.get("retry_of", trial.number))
+            trials.append((trial, suggest(trial, dists), seed))
+        if not trials:
+            return
+        _refresh(bar, study, spec)
+        records = objectives.play_trials(spec, [(values, seed) for _, values, seed in trials], progress=bar)
+    except BaseException:
+        for trial, _, _ in trials:
+            study.tell(trial, state=TrialState.FAIL)
+        raise
+    for (trial, _, seed), record in zip(trials, records):
+        value = objectives.value(spec.objective, record)
+        trial.set_user_attr("records", record)
         trial.set_user_attr("seed", seed)
-        trial.set_user_attr("reward", objectives.reward(spec.objective, value, records))
-        return value
-
-    return run_trial
+        trial.set_user_attr("reward", objectives.reward(spec.objective, value, record))
+        study.tell(trial, value)
 
 
 def work(folder, storage: str | None, target: int, bar=None) -> None:
-    """One worker: run trials until the study has `target` finished ones (counting those running)."""
+    """One worker: run trials, `batch_trials` at a time, until the study has `target` finished ones
+    (counting those running)."""
     optuna.logging.set_verbosity(optuna.logging.WARNING)  # no INFO line per trial: the bar says it
     folder = Path(folder)
     spec, study = load(folder, storage)
-    run_trial = trial_objective(spec, distributions(spec), target, bar)
+    dists = distributions(spec)
     while True:
         recover(folder, study)
         c = _counts(study)
-        if c["complete"] + c["running"] >= target:
+        missing = target - c["complete"] - c["running"]
+        if missing <= 0:
             return
-        study.optimize(run_trial, n_trials=1, catch=())
+        run_trials(study, spec, dists, target, min(spec.batch_trials, missing), bar)
         _refresh(bar, study, spec)
 
 

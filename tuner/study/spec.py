@@ -63,6 +63,7 @@ KEYS = {
     "seed": "seeds the strategy and every game: same study and seed, same results",
     "workers": "trials run at once (processes); `study run --workers` overrides it",
     "game_workers": "games of one trial run at once (threads)",
+    "batch_trials": "trials a worker plays at once in lock-step, so that az agents share forwards across them",
     "strategy": "table: name = the allocation strategy, then its settings",
     "space": "one table per tuned parameter: values = [...] and/or low, high; default",
 }
@@ -86,6 +87,7 @@ class StudySpec:
     settings: dict
     space: Space
     continuous: list[bool] = field(default_factory=list)  # per parameter: a range was given
+    batch_trials: int = 1
     _template: search.AgentSpec | None = field(default=None, repr=False, compare=False)
 
     @classmethod
@@ -115,6 +117,7 @@ class StudySpec:
             settings=settings,
             space=space,
             continuous=continuous,
+            batch_trials=_positive(raw, "batch_trials", 1),
         )
         spec._check_agents()
         return spec
