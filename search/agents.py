@@ -226,8 +226,9 @@ _AZ_KEYS = {
     "t_opening": Key(number(0, integer=True), 0, "plies played by eq. (9), exp(N / tau) (self-play: 4, 4, 6)"),
     "tau": Key(number(1e-6), 50.0, "eq. (9)'s temperature for the opening plies (Table A1: 50, 20, 40)"),
     "device": Key(choice("auto", "cpu", "cuda"), "auto", "where the network runs (auto: CUDA when there is one)"),
-    "dda": Key(choice("none", "alphadda1", "alphadda2", "alphadda3"), "none",
-               "AlphaDDA's value-driven strength adjustment (eqs. 1-7); its keys default to Tables 1-3"),
+    "dda": Key(choice("none", "alphadda1", "alphadda2", "alphadda3", "alphadda1z"), "none",
+               "AlphaDDA's value-driven strength adjustment (eqs. 1-7), its keys defaulting to Tables 1-3; "
+               "alphadda1z: ours, AlphaDDA1 with a value-driven move choice that can play worse than Random"),
     "nh": Key(number(1, integer=True), None, "AlphaDDA: N_h, the turns whose values are averaged (eq. 1)"),
     "a_sim": Key(number(), None, "AlphaDDA1: A_sim of eq. 2"),
     "b_sim0": Key(number(-math.inf), None, "AlphaDDA1: B_sim0 of eq. 2 (negative: Table 1)"),
@@ -236,9 +237,11 @@ _AZ_KEYS = {
     "p_drop0": Key(number(-math.inf), None, "AlphaDDA2: P_drop0 of eq. 4 (negative: Table 2)"),
     "p_max": Key(number(0, 0.99), None, "AlphaDDA2: the largest dropout probability (the paper: 0.95)"),
     "c": Key(number(), None, "AlphaDDA3: the exploration constant C of eq. 6"),
+    "z_a": Key(number(), None, "AlphaDDA1Z: softmax index z = z_a (z_0 - mean value) of the move choice"),
+    "z_0": Key(number(-1, 1), None, "AlphaDDA1Z: the mean value at which the move choice is uniform (z = 0)"),
 }  # fmt: skip
 _DDA_KEYS = {"alphadda1": ("nh", "a_sim", "b_sim0", "n_max"), "alphadda2": ("nh", "a_drop", "p_drop0", "p_max"),
-             "alphadda3": ("nh", "c")}  # fmt: skip
+             "alphadda3": ("nh", "c"), "alphadda1z": ("nh", "a_sim", "b_sim0", "n_max", "z_a", "z_0")}  # fmt: skip
 _MINIMAX_KEYS = {
     "depth": Key(number(1, integer=True), 3, "search depth in plies"),
     "eval": Key(choice("minimax1", "minimax2"), "minimax1", "AlphaDDA's evaluation: minimax1 or minimax2"),
@@ -372,7 +375,7 @@ def _dda_settings(game, o) -> dict:
     table = TABLES[o["dda"]].get(game.name, {})
     missing = [k for k in keys if o[k] is None and k not in table]
     if missing:
-        raise ValueError(f"the paper has no {o['dda']} settings for {game.name}: give {', '.join(missing)}")
+        raise ValueError(f"no {o['dda']} settings for {game.name} to default to: give {', '.join(missing)}")
     if o["dsa"] != "none":
         raise ValueError(f"dda={o['dda']} and dsa={o['dsa']} both adjust strength: choose one")
     if o["dda"] == "alphadda1" and o["time"] is not None:

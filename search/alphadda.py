@@ -42,7 +42,10 @@ TABLE_3 = {  # AlphaDDA3 [AlphaDDA Table 3]
     "othello6": {"nh": 1, "c": 0.75},
     "othello": {"nh": 5, "c": 0.6},
 }
-TABLES = {"alphadda1": TABLE_1, "alphadda2": TABLE_2, "alphadda3": TABLE_3}
+TABLE_1Z = {  # ours (AlphaDDA1Z): Table 1's AlphaDDA1 and the move choice's z_a, z_0
+    game: {**settings, "z_a": 10.0, "z_0": 0.2} for game, settings in TABLE_1.items()
+}
+TABLES = {"alphadda1": TABLE_1, "alphadda2": TABLE_2, "alphadda3": TABLE_3, "alphadda1z": TABLE_1Z}
 
 
 def n_sim(x: float, a_sim: float, b_sim0: float, n_max: int) -> int:
@@ -148,4 +151,26 @@ class AlphaDDA3(ValueAdjuster):
         return Knobs(target=self.mean_value(state))
 
 
-ADJUSTERS = {"alphadda1": AlphaDDA1, "alphadda2": AlphaDDA2, "alphadda3": AlphaDDA3}
+class AlphaDDA1Z(AlphaDDA1):
+    """Beyond the paper: AlphaDDA1 whose move choice follows the value too, so that it can play as badly as
+    its opponent needs, Random included.
+
+    The paper's AlphaDDA1/2 cannot get weaker than one simulation or a damaged net: they still beat
+    Random (its Tables 5-7), and its discussion proposes weakening further. Here the softmax-z index of
+    the move choice (Wu et al.: move i with probability N_i^z / sum N_j^z among the searched moves
+    with N_i >= R_th N_1) is z = Z_a (Z_0 - v̄ c): large while AlphaDDA1Z is losing (its most visited
+    move), 0 at v̄ c = Z_0 (uniformly among the searched moves), negative above (the least visited
+    ones: deliberate mistakes, until the value comes back). With rth=0 every searched move is a candidate.
+    The search budget is AlphaDDA1's eqs. 2-3.
+    """
+
+    def __init__(self, game, evaluator, *, nh, a_sim, b_sim0, n_max, z_a, z_0):
+        super().__init__(game, evaluator, nh=nh, a_sim=a_sim, b_sim0=b_sim0, n_max=n_max)
+        self.z_a, self.z_0 = float(z_a), float(z_0)
+
+    def before_search(self, state):
+        x = self.mean_value(state)
+        return Knobs(simulations=n_sim(x, self.a_sim, self.b_sim0, self.n_max), z=self.z_a * (self.z_0 - x))
+
+
+ADJUSTERS = {"alphadda1": AlphaDDA1, "alphadda2": AlphaDDA2, "alphadda3": AlphaDDA3, "alphadda1z": AlphaDDA1Z}

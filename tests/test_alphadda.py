@@ -9,7 +9,7 @@ import pytest
 import games
 import search
 from games.rng import make_rng
-from search.alphadda import TABLE_1, TABLE_2, AlphaDDA1, AlphaDDA2, n_sim, p_drop
+from search.alphadda import TABLE_1, TABLE_2, AlphaDDA1, AlphaDDA1Z, AlphaDDA2, n_sim, p_drop
 from search.az import AZAgent
 from search.evaluator import Batch, UniformEvaluator
 from search.puct import PUCT, best_child, new_forest
@@ -177,7 +177,7 @@ def test_spec_errors(spec, message):
 
 def test_games_without_paper_settings_need_every_key():
     bt = games.load("breakthrough")
-    with pytest.raises(ValueError, match="no alphadda1 settings for breakthrough: give nh, a_sim, b_sim0, n_max"):
+    with pytest.raises(ValueError, match="no alphadda1 settings for breakthrough to default to: give nh, a_sim, b_sim0, n_max"):
         search.check_spec(bt, "az:dda=alphadda1,net=uniform")
     search.check_spec(bt, "az:dda=alphadda3,net=uniform,nh=2,c=1")
 
@@ -196,3 +196,39 @@ def test_the_grids_negative_offsets_parse():
     assert agent.adjuster.b_sim0 == -1.6
     agent = search.make_agent(C4, "az:dda=alphadda2,net=uniform,p_drop0=-0.9", seed=0)
     assert agent.adjuster.p_drop0 == -0.9
+
+
+class Constant:
+    """A fake net: uniform priors over the legal moves, the same value everywhere for the player to move."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def new_batch(self, game, capacity):
+        return Batch.zeros(game, capacity)
+
+    def evaluate(self, batch, n):
+        batch.values[:n] = self.value
+        batch.priors[:n] = batch.legal[:n] / batch.legal[:n].sum(axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("value, z, sims, plays_the_win", [(-0.8, 10.0, 200, True), (0.8, -6.0, 16, False)])
+def test_alphadda1z_move_choice_follows_the_value(value, z, sims, plays_the_win):
+    """z = z_a (z_0 - v̄ c) = 10 (0.2 - v̄ c): losing (v̄ c = -0.8), z = 10 plays the most visited move, the
+    win in one; winning (+0.8), z = -6 picks among the least visited moves, the win only where the 16
+    simulations searched nothing else (Wu's candidates are the searched moves)."""
+    state = play([0, 1, 0, 1, 0, 6])  # player 0 wins by playing column 0
+    evaluator = Constant(value)
+    adjuster = AlphaDDA1Z(C4, evaluator, nh=1, a_sim=2.0, b_sim0=-1.4, n_max=200, z_a=10.0, z_0=0.2)
+    agent = AZAgent(C4, 0, PUCT(C4, evaluator, seed=0), 0, simulations=200, adjuster=adjuster, rth=0.0)
+    moves, alone = [], []
+    for seed in range(10):
+        agent.new_game(seed)
+        moves.append(agent.select_action(state))
+        alone.append(agent.last_search.visits.sum() == agent.last_search.visits[0])
+        assert agent.last_search.visits[0] == agent.last_search.visits.max()  # the search finds the win
+    assert agent.z == pytest.approx(z) and agent.last_search.simulations == sims
+    if plays_the_win:
+        assert moves == [0] * 10
+    else:
+        assert [m == 0 for m in moves] == alone and len(set(moves)) > 2 and sum(alone) < 3
