@@ -177,7 +177,7 @@ def test_spec_errors(spec, message):
 
 def test_games_without_paper_settings_need_every_key():
     bt = games.load("breakthrough")
-    with pytest.raises(ValueError, match="no alphadda1 settings for breakthrough to default to: give nh, a_sim, b_sim0, n_max"):
+    with pytest.raises(ValueError, match="no alphadda1 settings for breakthrough to default to: give nh, a_sim"):
         search.check_spec(bt, "az:dda=alphadda1,net=uniform")
     search.check_spec(bt, "az:dda=alphadda3,net=uniform,nh=2,c=1")
 
