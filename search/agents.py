@@ -222,6 +222,7 @@ _AZ_KEYS = {
     "eps": Key(number(0, 1), 0.0, "chance a simulation leaves the root by a random child (authors' Table A1 epsilon)"),
     "noise": Key(number(0, 1), 0.0, "Dirichlet noise weight at the root, AlphaZero's self-play exploration"),
     "alpha": Key(number(1e-6), 0.3, "Dirichlet noise concentration alpha"),
+    "dropout": Key(number(0, 0.99), 0.0, "dropout probability in the net's heads at each evaluation (AlphaDDA Fig. 4)"),
     "reuse": Key(choice("no", "yes"), "no", "keep the searched subtree from move to move (the paper: no)"),
     "t_opening": Key(number(0, integer=True), 0, "plies played by eq. (9), exp(N / tau) (self-play: 4, 4, 6)"),
     "tau": Key(number(1e-6), 50.0, "eq. (9)'s temperature for the opening plies (Table A1: 50, 20, 40)"),
@@ -351,7 +352,7 @@ def _make_az_group(game, seeds, options):
         else:
             choice = _choice(game, o)
         return AZAgent(game, seed, puct, row, simulations=o["simulations"], seconds=o["time"],
-                       t_opening=o["t_opening"], tau=o["tau"], uct_c=uct_c, **choice)  # fmt: skip
+                       t_opening=o["t_opening"], tau=o["tau"], uct_c=uct_c, dropout=o["dropout"], **choice)  # fmt: skip
 
     return AZGroup([agent(row, seed, o) for row, (seed, o) in enumerate(zip(seeds, options))])
 
@@ -378,8 +379,10 @@ def _dda_settings(game, o) -> dict:
         raise ValueError(f"no {o['dda']} settings for {game.name} to default to: give {', '.join(missing)}")
     if o["dsa"] != "none":
         raise ValueError(f"dda={o['dda']} and dsa={o['dsa']} both adjust strength: choose one")
-    if o["dda"] == "alphadda1" and o["time"] is not None:
-        raise ValueError("dda=alphadda1 sets the number of simulations: drop time=")
+    if o["dda"] in ("alphadda1", "alphadda1z") and o["time"] is not None:
+        raise ValueError(f"dda={o['dda']} sets the number of simulations: drop time=")
+    if o["dda"] == "alphadda2" and o["dropout"] > 0:
+        raise ValueError("dda=alphadda2 sets the dropout probability: drop dropout=")
     return {k: table[k] if o[k] is None else o[k] for k in keys}
 
 

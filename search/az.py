@@ -25,18 +25,18 @@ from search.strength import StrengthAdjuster
 class AZAgent(SearchAgent):
     """One game's AlphaZero player: row `row` of a PUCT forest that other games' agents may share.
 
-    `dropout` is the evaluator's dropout probability for this game's positions (AlphaDDA2 sets it) and
+    `dropout` is the evaluator's dropout probability for this game's positions (fixed, or set by AlphaDDA2) and
     `target` AlphaDDA3's v̄ c, which switches this game's search to eqs. (6)-(7) with constant `uct_c`
     (nan: plain PUCT).
     """
 
     def __init__(self, game, seed, puct: PUCT, row: int, *, simulations=None, seconds=None, z=math.inf, rth=0.1,
                  adjuster: StrengthAdjuster | None = None, t_opening: int = 0, tau: float = 1.0,
-                 uct_c: float = 1.25):  # fmt: skip
+                 uct_c: float = 1.25, dropout: float = 0.0):  # fmt: skip
         super().__init__(game, seed, simulations=simulations, seconds=seconds, z=z, rth=rth, adjuster=adjuster)
         self.puct, self.row = puct, row
         self.t_opening, self.tau = t_opening, tau  # the first t_opening plies: eq. (9) instead of softmax-z
-        self.dropout = 0.0
+        self.dropout = float(dropout)
         self.target = math.nan  # AlphaDDA3's v̄ c; nan: plain PUCT
         self.uct_c = float(uct_c)
         puct.reset(row, seed=derive_seeds(seed, 1, bits=64)[0])

@@ -232,3 +232,14 @@ def test_alphadda1z_move_choice_follows_the_value(value, z, sims, plays_the_win)
         assert moves == [0] * 10
     else:
         assert [m == 0 for m in moves] == alone and len(set(moves)) > 2 and sum(alone) < 3
+
+
+def test_a_fixed_dropout_damages_every_evaluation():
+    """az:dropout=P (AlphaDDA Fig. 4) sends P with every leaf; AlphaDDA2, which sets it itself, refuses it."""
+    counter = StoneCounter()
+    agent = search.make_agent(C4, "az:net=uniform,simulations=20,dropout=0.5", seed=0)
+    agent.puct.evaluator = counter
+    agent.select_action(play([3, 3]))
+    assert len(counter.dropouts) >= 10 and set(counter.dropouts) == {0.5}
+    with pytest.raises(ValueError, match="dda=alphadda2 sets the dropout probability: drop dropout="):
+        search.check_spec(C4, "az:net=uniform,dda=alphadda2,dropout=0.3")

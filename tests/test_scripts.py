@@ -11,6 +11,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = [
     ("experiments.sa_mcts", ["--quick", "--workers", "1", "--out", "{tmp}"]),
     ("experiments.strength", ["--quick", "--out", "{tmp}"]),
+    ("experiments.alphadda", ["tables", "--quick", "--out", "{tmp}"]),
+    ("experiments.alphadda", ["strength", "--quick", "--anchors", "paper", "--out", "{tmp}"]),
     ("benchmarks.playouts", ["--seconds", "0.01", "--rounds", "1", "--json", "{tmp}/out.json"]),
     ("benchmarks.search", ["--quick", "--json", "{tmp}/out.json"]),
     ("benchmarks.evaluator", ["--quick", "--json", "{tmp}/out.json"]),
@@ -20,7 +22,7 @@ SCRIPTS = [
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("module, args", SCRIPTS, ids=[m for m, _ in SCRIPTS])
+@pytest.mark.parametrize("module, args", SCRIPTS, ids=[" ".join([m, *a[:1]]) for m, a in SCRIPTS])
 def test_script_runs_at_a_tiny_budget(module, args, tmp_path):
     command = [sys.executable, "-m", module, *(a.replace("{tmp}", str(tmp_path)) for a in args)]
     proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=900)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import os
 import time
 from pathlib import Path
 
@@ -103,9 +104,12 @@ def run_trials(study, spec: StudySpec, dists: dict, target: int, count: int, bar
         study.tell(trial, value)
 
 
-def work(folder, storage: str | None, target: int, bar=None) -> None:
+def work(folder, storage: str | None, target: int, bar=None, threads: int | None = None) -> None:
     """One worker: run trials, `batch_trials` at a time, until the study has `target` finished ones
-    (counting those running)."""
+    (counting those running). `threads`: the OpenMP threads of a worker process (torch reads it when it
+    loads), unless OMP_NUM_THREADS is set: workers that each take every core stall one another."""
+    if threads is not None:
+        os.environ.setdefault("OMP_NUM_THREADS", str(threads))
     optuna.logging.set_verbosity(optuna.logging.WARNING)  # no INFO line per trial: the bar says it
     folder = Path(folder)
     spec, study = load(folder, storage)
@@ -138,7 +142,9 @@ def run(folder, workers: int | None = None, storage: str | None = None, trials: 
         work(folder, storage, target, bar)
     else:
         ctx = multiprocessing.get_context("spawn")
-        procs = [ctx.Process(target=work, args=(str(folder), storage, target), daemon=True) for _ in range(workers)]
+        threads = max(1, (os.cpu_count() or 1) // workers)
+        procs = [ctx.Process(target=work, args=(str(folder), storage, target, None, threads), daemon=True)
+                 for _ in range(workers)]  # fmt: skip
         for p in procs:
             p.start()
         while any(p.is_alive() for p in procs):

@@ -1,0 +1,293 @@
+"""AlphaDDA's experiments with our nets [AlphaDDA Sec. 5.2-5.4]: how AlphaZero's strength follows its
+parameters (Figs. 3-4), and AlphaDDA1-3 against eight agents (Tables 5-13).
+
+    .venv/bin/python -m experiments.alphadda strength --game connect4 [--games 50] [--seed 0]
+    .venv/bin/python -m experiments.alphadda tables --game connect4 [--games 100] [--seed 0]
+
+strength: AlphaZero (the shipped net) at each N_sim (Fig. 3A), C_puct (Fig. 3B) and dropout probability
+P_drop (Fig. 4) plays --games games, half in each seat, against AlphaZero, MCTS1, MCTS2, Minimax1 and
+Random, whose ratings are held where our Table 4 analogue put them (experiments.alphazero_elo's JSON,
+as the paper held them at its Table 4); its Elo is the Bradley-Terry fit with a 95% interval.
+tables: AlphaDDA1, 2, 3 at the paper's Tables 1-3 and our AlphaDDA1Z play --games games, half in each
+seat, against AlphaZero, MCTS1-4, Minimax1, Minimax2 and Random: win, loss and draw rates in total and
+per seat with 95% intervals, beside the paper's Tables 5-13.
+Every game of a part plays in one lock-step pool (`tuner.match.play_matches`), so the az agents share
+their forwards. Writes experiments/results/alphadda/PART-GAME.json (every match, seed, versions,
+commit), .md and, for strength, .png.
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+from tqdm import tqdm
+
+from experiments.alphazero_elo import TABLE_4
+from nets.train import TABLE_A1
+from tuner.match import play_matches
+from tuner.match.ratings import bradley_terry
+from tuner.match.stats import format_interval
+from tuner.study.provenance import environment
+
+OUT = "experiments/results/alphadda"
+SWEEPS = {  # Figs. 3A, 3B and 4: the az key each varies and its values
+    "simulations": [1, 2, 5, 10, 20, 40, 100, 200, 400],
+    "c_puct": [0.0, 0.25, 0.5, 1.0, 1.25, 2.0, 4.0],
+    "dropout": [0.0, 0.2, 0.4, 0.6, 0.8, 0.9, 0.95],
+}
+RATED = ["az", "mcts1", "mcts2", "minimax1", "random"]  # the opponents of Sec. 5.2-5.3, as in Table 4
+OPPONENTS = ["az", "mcts1", "mcts2", "mcts3", "mcts4", "minimax1", "minimax2", "random"]  # Sec. 5.4
+ADJUSTERS = ["alphadda1", "alphadda2", "alphadda3", "alphadda1z"]
+
+# [AlphaDDA Tables 5-13] as printed: per game and seat, a row per opponent with the win, loss and draw rates
+# of AlphaDDA1, then AlphaDDA2, then AlphaDDA3 (first: AlphaDDA moved first).
+PAPER_TABLES = """
+connect4 total (Table 5)
+az       0.02 0.02 0.96  0.01 0.19 0.80  0.00 0.72 0.28
+mcts1    0.22 0.76 0.02  0.29 0.67 0.04  0.00 1.00 0.00
+mcts2    0.46 0.54 0.00  0.55 0.42 0.03  0.01 0.98 0.01
+mcts3    0.32 0.63 0.05  0.39 0.52 0.09  0.00 0.98 0.02
+mcts4    0.58 0.41 0.01  0.79 0.20 0.01  0.02 0.95 0.03
+minimax1 0.69 0.30 0.01  0.73 0.27 0.00  0.00 0.99 0.01
+minimax2 0.68 0.32 0.00  0.94 0.06 0.00  0.04 0.96 0.00
+random   0.98 0.02 0.00  1.00 0.00 0.00  0.46 0.49 0.05
+connect4 first (Table 6)
+az       0.02 0.04 0.94  0.02 0.24 0.74  0.00 0.44 0.56
+mcts1    0.32 0.66 0.02  0.24 0.76 0.00  0.00 1.00 0.00
+mcts2    0.54 0.46 0.00  0.58 0.40 0.02  0.02 0.96 0.02
+mcts3    0.44 0.50 0.06  0.36 0.54 0.10  0.00 0.98 0.02
+mcts4    0.76 0.22 0.02  0.78 0.22 0.00  0.04 0.94 0.02
+minimax1 0.94 0.06 0.00  0.78 0.22 0.00  0.00 0.98 0.02
+minimax2 0.88 0.12 0.00  0.94 0.06 0.00  0.08 0.92 0.00
+random   1.00 0.00 0.00  1.00 0.00 0.00  0.56 0.40 0.04
+connect4 second (Table 7)
+az       0.02 0.00 0.98  0.00 0.14 0.86  0.00 1.00 0.00
+mcts1    0.12 0.86 0.02  0.34 0.58 0.08  0.00 1.00 0.00
+mcts2    0.38 0.62 0.00  0.52 0.44 0.04  0.00 1.00 0.00
+mcts3    0.20 0.76 0.04  0.42 0.50 0.08  0.00 0.98 0.02
+mcts4    0.40 0.60 0.00  0.80 0.18 0.02  0.00 0.96 0.04
+minimax1 0.44 0.54 0.02  0.68 0.32 0.00  0.00 1.00 0.00
+minimax2 0.48 0.52 0.00  0.94 0.06 0.00  0.00 1.00 0.00
+random   0.96 0.04 0.00  1.00 0.00 0.00  0.36 0.58 0.06
+othello6 total (Table 8)
+az       0.23 0.62 0.15  0.19 0.80 0.01  0.00 1.00 0.00
+mcts1    0.29 0.61 0.10  0.27 0.67 0.06  0.01 0.98 0.01
+mcts2    0.57 0.38 0.05  0.55 0.38 0.07  0.00 0.93 0.07
+mcts3    0.40 0.54 0.06  0.52 0.44 0.04  0.02 0.98 0.00
+mcts4    0.62 0.33 0.05  0.69 0.28 0.03  0.03 0.92 0.05
+minimax1 0.65 0.34 0.01  0.75 0.19 0.06  0.27 0.44 0.29
+minimax2 0.96 0.04 0.00  0.95 0.05 0.00  0.63 0.06 0.31
+random   0.96 0.02 0.02  0.94 0.04 0.02  0.40 0.44 0.16
+othello6 first (Table 9)
+az       0.40 0.60 0.00  0.08 0.92 0.00  0.00 1.00 0.00
+mcts1    0.30 0.62 0.08  0.32 0.62 0.06  0.00 0.98 0.02
+mcts2    0.64 0.28 0.08  0.58 0.34 0.08  0.00 0.98 0.02
+mcts3    0.48 0.46 0.06  0.42 0.54 0.04  0.00 1.00 0.00
+mcts4    0.66 0.26 0.08  0.76 0.22 0.02  0.04 0.88 0.08
+minimax1 0.88 0.10 0.02  0.74 0.22 0.04  0.18 0.26 0.56
+minimax2 0.98 0.02 0.00  0.96 0.04 0.00  0.98 0.02 0.00
+random   0.96 0.04 0.00  0.92 0.04 0.04  0.30 0.54 0.16
+othello6 second (Table 10)
+az       0.06 0.64 0.30  0.30 0.68 0.02  0.00 1.00 0.00
+mcts1    0.28 0.60 0.12  0.22 0.72 0.06  0.02 0.98 0.00
+mcts2    0.50 0.48 0.02  0.52 0.42 0.06  0.00 0.88 0.12
+mcts3    0.32 0.62 0.06  0.62 0.34 0.04  0.04 0.96 0.00
+mcts4    0.58 0.40 0.02  0.62 0.34 0.04  0.02 0.96 0.02
+minimax1 0.42 0.58 0.00  0.76 0.16 0.08  0.36 0.62 0.02
+minimax2 0.94 0.06 0.00  0.94 0.06 0.00  0.28 0.10 0.62
+random   0.96 0.00 0.04  0.96 0.04 0.00  0.50 0.34 0.16
+othello total (Table 11)
+az       0.56 0.44 0.00  0.47 0.50 0.03  0.00 1.00 0.00
+mcts1    0.35 0.60 0.05  0.35 0.62 0.03  0.00 0.96 0.04
+mcts2    0.52 0.43 0.05  0.55 0.37 0.08  0.01 0.92 0.07
+mcts3    0.36 0.56 0.08  0.46 0.45 0.09  0.01 0.98 0.01
+mcts4    0.71 0.27 0.02  0.73 0.21 0.06  0.05 0.89 0.06
+minimax1 0.64 0.32 0.04  0.74 0.22 0.04  0.13 0.67 0.20
+minimax2 0.59 0.39 0.02  0.82 0.17 0.01  0.13 0.87 0.00
+random   0.96 0.03 0.01  0.99 0.01 0.00  0.43 0.38 0.19
+othello first (Table 12)
+az       0.52 0.48 0.00  0.38 0.60 0.02  0.00 1.00 0.00
+mcts1    0.36 0.60 0.04  0.36 0.64 0.00  0.00 0.96 0.04
+mcts2    0.52 0.42 0.06  0.56 0.42 0.02  0.02 0.90 0.08
+mcts3    0.44 0.50 0.06  0.40 0.48 0.12  0.00 0.98 0.02
+mcts4    0.80 0.18 0.02  0.62 0.34 0.04  0.04 0.90 0.06
+minimax1 0.58 0.40 0.02  0.72 0.22 0.06  0.10 0.84 0.06
+minimax2 0.90 0.08 0.02  0.82 0.16 0.02  0.06 0.94 0.00
+random   0.98 0.00 0.02  1.00 0.00 0.00  0.56 0.28 0.16
+othello second (Table 13)
+az       0.60 0.40 0.00  0.56 0.40 0.04  0.00 1.00 0.00
+mcts1    0.34 0.60 0.06  0.34 0.60 0.06  0.00 0.96 0.04
+mcts2    0.52 0.44 0.04  0.54 0.32 0.14  0.00 0.94 0.06
+mcts3    0.28 0.62 0.10  0.52 0.42 0.06  0.02 0.98 0.00
+mcts4    0.62 0.36 0.02  0.84 0.08 0.08  0.06 0.88 0.06
+minimax1 0.70 0.24 0.06  0.76 0.22 0.02  0.16 0.50 0.34
+minimax2 0.28 0.70 0.02  0.82 0.18 0.00  0.20 0.80 0.00
+random   0.94 0.06 0.00  0.98 0.02 0.00  0.30 0.48 0.22
+"""
+
+
+def paper_tables() -> dict:
+    """PAPER_TABLES as {game: {seat: {adjuster: {opponent: (win, loss, draw)}}}}."""
+    tables, rows = {}, None
+    for line in PAPER_TABLES.strip().splitlines():
+        words = line.split()
+        if not words[1][0].isdigit():  # a table's title: game, seat
+            rows = tables.setdefault(words[0], {}).setdefault(words[1], {})
+            continue
+        rates = [float(w) for w in words[1:]]
+        for k, adjuster in enumerate(("alphadda1", "alphadda2", "alphadda3")):
+            rows.setdefault(adjuster, {})[words[0]] = tuple(rates[3 * k : 3 * k + 3])
+    return tables
+
+
+def az(game: str, **keys) -> str:
+    """The az spec of the game's shipped net at Table A1's N_sim, with `keys` set."""
+    keys = {"simulations": TABLE_A1[game]["simulations"], **keys}
+    return f"az:net={game}," + ",".join(f"{k}={v}" for k, v in keys.items())
+
+
+def opponent_spec(game: str, name: str) -> str:
+    return az(game) if name == "az" else name
+
+
+def anchors(game: str, which: str) -> dict:
+    """The ratings RATED are held at: our Table 4 analogue's Bradley-Terry ratings, or the paper's Table 4."""
+    if which == "paper":
+        return {name: float(TABLE_4[game][name]) for name in RATED}
+    path = f"experiments/results/alphazero_elo/{game}.json"
+    if not os.path.exists(path):
+        sys.exit(f"no {path}: run `python -m experiments.alphazero_elo --game {game}` first (it rates the opponents)")
+    with open(path) as f:
+        table = json.load(f)
+    by_spec = {s.split(":")[0]: r["elo"] for s, r in table["elo_bradley_terry"].items()}
+    return {name: by_spec[name] for name in RATED}
+
+
+def play(game, matches, games, seed, desc):
+    """Every (spec_a, spec_b) of `matches`, `games` games each, in one pool; match m seeded (seed, m)."""
+    with tqdm(total=games * len(matches), desc=desc, unit="game", file=sys.stderr) as bar:
+        return play_matches(game, [(a, b, seed + m, games) for m, (a, b) in enumerate(matches)], progress=bar)
+
+
+def strength(args) -> dict:
+    rated = anchors(args.game, args.anchors)
+    sweeps = {key: values[:2] if args.quick else values for key, values in SWEEPS.items()}
+    variants = [(key, value, az(args.game, **{key: value})) for key, values in sweeps.items() for value in values]
+    matches = [(spec, opponent_spec(args.game, o)) for _, _, spec in variants for o in RATED]
+    results = play(args.game, matches, args.games, args.seed, f"Figs. 3-4 on {args.game}")
+    rows = []
+    for v, (key, value, spec) in enumerate(variants):
+        mine = results[v * len(RATED) : (v + 1) * len(RATED)]
+        scores = {("tested", o): [(g.outcome + 1) / 2 for g in m.games] for o, m in zip(RATED, mine)}
+        rating = bradley_terry(["tested", *RATED], scores, anchors=rated)["tested"]
+        rows.append({"key": key, "value": value, "spec": spec, "elo": rating.elo, "ci95": [rating.low, rating.high],
+                     "matches": [m.to_dict() for m in mine]})  # fmt: skip
+    source = "the paper's Table 4" if args.anchors == "paper" else "our Table 4 analogue"
+    return {"anchors": rated, "anchors_from": source, "rows": rows}
+
+
+def strength_report(out: dict, game: str) -> str:
+    held = ", ".join(f"{k} {v:.0f}" for k, v in out["anchors"].items())
+    paper = ", ".join(f"{k} {v:g}" for k, v in TABLE_4[game].items())
+    lines = [f"# AlphaZero's Elo against its parameters on {game} (AlphaDDA Figs. 3-4)", "",
+             f"Opponents held at {out['anchors_from']}: {held}; the paper's Table 4: {paper}.", ""]  # fmt: skip
+    for key in {r["key"]: None for r in out["rows"]}:
+        lines += [f"| {key} | Elo | 95% CI |", "|---|---|---|"]
+        lines += [f"| {r['value']:g} | {r['elo']:.0f} | [{r['ci95'][0]:.0f}, {r['ci95'][1]:.0f}] |"
+                  for r in out["rows"] if r["key"] == key]  # fmt: skip
+        lines.append("")
+    return "\n".join(lines)
+
+
+def strength_plot(out: dict, game: str, path: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    titles = {"simulations": "Fig. 3A: N_sim", "c_puct": "Fig. 3B: C_puct", "dropout": "Fig. 4: P_drop"}
+    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
+    for ax, key in zip(axes, SWEEPS):
+        rows = [r for r in out["rows"] if r["key"] == key]
+        x = [r["value"] for r in rows]
+        y = [r["elo"] for r in rows]
+        err = [[r["elo"] - r["ci95"][0] for r in rows], [r["ci95"][1] - r["elo"] for r in rows]]
+        ax.errorbar(x, y, yerr=err, marker="o", capsize=3, label="AlphaZero (ours)")
+        ax.axhline(out["anchors"]["random"], color="grey", linestyle=":", label="Random")
+        if key == "simulations":
+            ax.set_xscale("log")
+        ax.set_title(f"{titles[key]} ({game})")
+        ax.set_xlabel(key)
+        ax.set_ylabel("Elo")
+    axes[0].legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+def tables(args) -> dict:
+    pairs = [(a, o) for a in ADJUSTERS for o in (OPPONENTS[-2:] if args.quick else OPPONENTS)]
+    matches = [(f"az:net={args.game},dda={a}", opponent_spec(args.game, o)) for a, o in pairs]
+    results = play(args.game, matches, args.games, args.seed, f"Tables 5-13 on {args.game}")
+    return {"rows": [{"adjuster": a, "opponent": o, **m.to_dict()} for (a, o), m in zip(pairs, results)]}
+
+
+def rates(record: dict) -> str:
+    n = record["games"]
+    return f"{record['wins'] / n:.2f} / {record['losses'] / n:.2f} / {record['draws'] / n:.2f}"
+
+
+def tables_report(out: dict, game: str) -> str:
+    paper = paper_tables().get(game, {})
+    lines = [f"# AlphaDDAs against eight agents on {game} (AlphaDDA Tables 5-13)", "",
+             "Win / loss / draw rates of the AlphaDDA (ours; the paper's beside it), in total and per seat "
+             "(first: the AlphaDDA moved first), with the 95% interval of its win rate.", ""]  # fmt: skip
+    for seat, key in (("total", "total"), ("first", "a_first"), ("second", "a_second")):
+        lines += [f"## {seat}", "", "| AlphaDDA | opponent | ours W / L / D | win rate 95% CI | paper W / L / D |",
+                  "|---|---|---|---|---|"]  # fmt: skip
+        for r in out["rows"]:
+            ref = paper.get(seat, {}).get(r["adjuster"], {}).get(r["opponent"])
+            ref = "-" if ref is None else " / ".join(f"{v:.2f}" for v in ref)
+            lines.append(f"| {r['adjuster']} | {r['opponent']} | {rates(r[key])} | "
+                         f"{format_interval(r[key]['win_rate_ci95'])} | {ref} |")  # fmt: skip
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("part", choices=["strength", "tables"])
+    parser.add_argument("--game", choices=["connect4", "othello6", "othello"], default="connect4")
+    parser.add_argument("--games", type=int, help="games per match (strength: 50, tables: 100)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--anchors",
+        choices=["ours", "paper"],
+        default="ours",
+        help="strength: hold the opponents at our Table 4 analogue (default) or at the paper's",
+    )
+    parser.add_argument("--quick", action="store_true", help="a smoke run: 2 games a match, a few settings")
+    parser.add_argument("--out", default=OUT)
+    args = parser.parse_args()
+    args.games = 2 if args.quick else args.games or (50 if args.part == "strength" else 100)
+    start = time.time()
+    out = strength(args) if args.part == "strength" else tables(args)
+    out.update(game=args.game, games_per_match=args.games, seconds=time.time() - start,
+               environment=environment(args.seed))  # fmt: skip
+    os.makedirs(args.out, exist_ok=True)
+    stem = os.path.join(args.out, f"{args.part}-{args.game}")
+    report = strength_report(out, args.game) if args.part == "strength" else tables_report(out, args.game)
+    report += f"\n{args.games} games per match, seed {args.seed}, {out['seconds'] / 60:.0f} min, commit " \
+              f"{out['environment']['commit']}.\n"  # fmt: skip
+    with open(f"{stem}.json", "w") as f:
+        json.dump(out, f, indent=1)
+    with open(f"{stem}.md", "w") as f:
+        f.write(report)
+    if args.part == "strength":
+        strength_plot(out, args.game, f"{stem}.png")
+    print(report)
+
+
+if __name__ == "__main__":
+    main()
