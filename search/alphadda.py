@@ -42,8 +42,8 @@ TABLE_3 = {  # AlphaDDA3 [AlphaDDA Table 3]
     "othello6": {"nh": 1, "c": 0.75},
     "othello": {"nh": 5, "c": 0.6},
 }
-TABLE_1Z = {  # ours (AlphaDDA1Z): Table 1's AlphaDDA1 and the move choice's z_a, z_0
-    game: {**settings, "z_a": 10.0, "z_0": 0.2} for game, settings in TABLE_1.items()
+TABLE_1Z = {  # ours (AlphaDDA1Z): Table 1's AlphaDDA1 and the best z_a, z_0 of studies/alphadda1z-connect4
+    "connect4": {**TABLE_1["connect4"], "z_a": 10.0, "z_0": 0.6},
 }
 TABLES = {"alphadda1": TABLE_1, "alphadda2": TABLE_2, "alphadda3": TABLE_3, "alphadda1z": TABLE_1Z}
 
