@@ -346,11 +346,9 @@ def _make_az_group(game, seeds, options):
     def agent(row, seed, o):
         dda = _dda_settings(game, o)
         uct_c = dda.pop("c", 1.25)
+        choice = _choice(game, o)  # dda refuses dsa, so this is z and rth only when dda is set
         if dda:  # each game its own adjuster
-            choice = {"z": math.inf if o["z"] is None else o["z"], "rth": o["rth"],
-                      "adjuster": ADJUSTERS[o["dda"]](game, evaluator, **dda)}  # fmt: skip
-        else:
-            choice = _choice(game, o)
+            choice["adjuster"] = ADJUSTERS[o["dda"]](game, evaluator, **dda)
         return AZAgent(game, seed, puct, row, simulations=o["simulations"], seconds=o["time"],
                        t_opening=o["t_opening"], tau=o["tau"], uct_c=uct_c, dropout=o["dropout"], **choice)  # fmt: skip
 

@@ -47,9 +47,11 @@ class AZAgent(SearchAgent):
 
     def apply(self, knobs):
         super().apply(knobs)
-        if knobs is not None and knobs.dropout is not None:
+        if knobs is None:
+            return
+        if knobs.dropout is not None:
             self.dropout = float(knobs.dropout)
-        if knobs is not None and knobs.target is not None:
+        if knobs.target is not None:
             self.target = float(knobs.target)
 
     def choose(self, state, result):

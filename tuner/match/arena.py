@@ -139,7 +139,8 @@ def _play_lockstep(game, tables, concurrent, on_game) -> list[list[GameResult]]:
     results: list[list[GameResult]] = [[] for _ in tables]
 
     def agents(k):
-        return [groups[g][j] for groups, where in sides for g, j in [where[k]]]
+        """Slot k's agents: A's, then B's."""
+        return [groups[where[k][0]][where[k][1]] for groups, where in sides]
 
     def start(k):
         """The next game of slot k's table: (index, state, A's seat), agents reseeded as play_game does."""
