@@ -83,6 +83,7 @@ def test_matches_played_together_play_the_games_each_plays_alone():
         alone = play_match("connect4", a, b, games=n, seed=seed, concurrent=1)
         assert [g.moves for g in result.games] == [g.moves for g in alone.games], a
         assert (result.spec_a, result.seed, result.total.games) == (a, seed, n)
+        assert len({tuple(g.moves) for g in result.games}) > 1  # each game seeded by its own index
 
 
 def test_specs_that_cannot_share_a_search_are_refused_in_one_group():
