@@ -42,7 +42,7 @@ from filelock import FileLock, Timeout
 
 import games
 from games.rng import derive_seeds
-from nets.checkpoint import save, write_atomically
+from nets.checkpoint import load, save, write_atomically
 from nets.evaluator import NetEvaluator, _device
 from nets.model import build
 from nets.selfplay import Examples, augment, self_play
@@ -85,6 +85,7 @@ class TrainConfig:
     weight_decay: float = 1e-4
     seed: int = 0
     eval_every: int = 10  # iterations between yardstick matches (0: none)
+    init: str | None = None  # a checkpoint whose weights the run starts from (fine-tuning), else seeded ones
 
     @classmethod
     def for_game(cls, game: str, **overrides) -> TrainConfig:
@@ -210,6 +211,7 @@ class Run:
         self.device = _device(device)
         self.provenance = dict(provenance or {})
         self.game = games.load(config.game)
+        start = self._start_net()
         self._open_folder()
         self._lock = FileLock(self.folder / ".lock")
         try:
@@ -217,13 +219,14 @@ class Run:
         except Timeout:
             raise RunError(f"another process is training in {self.folder}; wait for it or stop it first") from None
         try:
-            self._load()
+            self._load(start)
         except BaseException:
             self.close()
             raise
 
-    def _load(self) -> None:
-        """The fresh net, optimizer and queue, then the folder's checkpoint over them if it has one."""
+    def _load(self, start) -> None:
+        """The fresh net, optimizer and queue, then the folder's checkpoint over them if it has one,
+        else the weights of `start` (the net of config.init) if given."""
         config = self.config
         for leftover in self.folder.glob(".*.tmp"):  # a write cut short by a kill
             leftover.unlink()
@@ -235,11 +238,31 @@ class Run:
                                          weight_decay=config.weight_decay)  # fmt: skip
         self.queue = ReplayQueue(self.game, config.queue)
         self.iteration, self.history = 0, []
-        self.best_iteration, self.best_state = 0, _copy_state(self.model)
         if (self.folder / "checkpoint.pt").exists():
             self._resume()
+        elif start is not None:
+            self.model.load_state_dict(start.state_dict())
+            self.provenance["init"] = start.meta["provenance"]
+        if self.iteration == 0:
+            self.best_iteration, self.best_state = 0, _copy_state(self.model)
         self._export()
         self.evaluator = NetEvaluator(self.model, device=str(self.device))
+
+    def _start_net(self):
+        """The net of `config.init` when the run starts from it (checked before the folder is touched), else None."""
+        config = self.config
+        if config.init is None or (self.folder / "checkpoint.pt").exists():
+            return None
+        try:
+            start = load(config.init, game=config.game)
+        except ValueError as e:
+            raise RunError(str(e)) from None
+        with torch.random.fork_rng(devices=[]):  # leaves the caller's random stream alone
+            fresh = build(config.game, config.size, **config.net_overrides())
+        if start.arch != fresh.arch:
+            raise RunError(f"--init {config.init} is a {start.describe()}, but this run builds a {fresh.describe()}: "
+                           f"give --size, --filters and --blocks to match it")  # fmt: skip
+        return start
 
     def _open_folder(self) -> None:
         path = self.folder / "config.json"
@@ -270,6 +293,8 @@ class Run:
             self.best_state = blob["best_state"]
             self.iteration, self.best_iteration = int(blob["iteration"]), int(blob["best_iteration"])
             self.history = json.loads(blob["history"])
+            if "init" in blob:
+                self.provenance["init"] = json.loads(blob["init"])
         except Exception as e:  # any damage: say so, never start over silently
             why = " ".join(str(e).split())[:200]
             raise RunError(f"{path} cannot be read ({why}); restore it, or start a new run with another --out") from e
@@ -286,6 +311,7 @@ class Run:
             "best_state": self.best_state,
             "best_iteration": self.best_iteration,
             "history": json.dumps(self.history),
+            **({"init": json.dumps(self.provenance["init"])} if "init" in self.provenance else {}),
         }
         buffer = io.BytesIO()
         torch.save(blob, buffer)

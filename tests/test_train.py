@@ -330,3 +330,32 @@ def test_bad_settings_are_one_line_errors(tmp_path, capsys):
     (tmp_path / "odd" / "config.json").write_text("[1]")
     assert main(["train", "connect4", "--out", str(tmp_path / "odd")]) == 2
     assert "not a JSON object" in capsys.readouterr().err
+
+
+def test_a_run_can_start_from_another_nets_weights(tmp_path, capsys):
+    base = ["--filters", "8", "--blocks", "1", "--games", "2", "--simulations", "8", "--batch", "16",
+            "--eval-every", "0"]  # fmt: skip
+    assert main(["train", "connect4", "--out", str(tmp_path / "a"), "--iterations", "1", *base]) == 0
+    start = nets.load(tmp_path / "a" / "net.pt")
+    # the CLI takes the architecture from the net; a new seed would otherwise give other weights
+    assert main(["train", "connect4", "--out", str(tmp_path / "b"), "--iterations", "1", "--init",
+                 str(tmp_path / "a" / "net.pt"), "--lr", "0.002", "--seed", "5"]) == 0  # fmt: skip
+    stored = json.loads((tmp_path / "b" / "config.json").read_text())
+    assert (stored["filters"], stored["blocks"], stored["lr"]) == (8, 1, 0.002)
+    assert stored["init"] == str((tmp_path / "a" / "net.pt").resolve())
+    with Run(tmp_path / "c", TrainConfig.for_game("connect4", **{**TINY, "init": stored["init"]})) as run:
+        same = [torch.equal(run.model.state_dict()[k], v) for k, v in start.state_dict().items()]
+        assert all(same)  # iteration 0 is the given net, not a seeded fresh one
+        assert nets.load(tmp_path / "c" / "best.pt").meta["provenance"]["init"]["iteration"] == 1
+        run.step()
+    with Run(tmp_path / "c", TrainConfig.for_game("connect4", **{**TINY, "init": stored["init"]})) as run:
+        assert run.iteration == 1  # resumed, not started again from the init net
+    assert nets.load(tmp_path / "c" / "net.pt").meta["provenance"]["init"]["iteration"] == 1
+    capsys.readouterr()
+    assert main(["train", "connect4", "--out", str(tmp_path / "d"), "--init", str(tmp_path / "a" / "net.pt"),
+                 "--filters", "16", "--iterations", "1"]) == 2  # fmt: skip
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "--init" in err and "8 filters" in err and "16 filters" in err
+    assert not (tmp_path / "d").exists()
+    assert main(["train", "connect4", "--out", str(tmp_path / "e"), "--init", str(tmp_path / "none.pt")]) == 2
+    assert "does not exist" in capsys.readouterr().err and not (tmp_path / "e").exists()

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 import time
+from pathlib import Path
 
 import games
 
@@ -33,6 +34,7 @@ _SETTINGS = {
     "--weight-decay": ("weight_decay", float, "SGD weight decay (1e-4)"),
     "--seed": ("seed", int, "seeds the initial net and every iteration's games and shuffles (0)"),
     "--eval-every": ("eval_every", int, "iterations between yardstick matches, 0 for none (10)"),
+    "--init": ("init", str, "start from this net's weights (fine-tuning; its size unless --size etc. are given)"),
 }
 
 
@@ -57,11 +59,23 @@ def _config(args):
                 raise CommandError(f"{args.out} holds a {base.get('game')} run, not {args.game}: use another --out")
             config = TrainConfig(**{**base, **given})
         else:
+            if "init" in given:
+                given = {**_arch_of(given["init"], args.game), **given, "init": str(Path(given["init"]).resolve())}
             config = TrainConfig.for_game(args.game, **given)
         config.check()
     except (TypeError, ValueError) as e:
         raise CommandError(str(e)) from None
     return config
+
+
+def _arch_of(path: str, game: str) -> dict:
+    """The size, filters and blocks of the net at `path`, as TrainConfig fields (a one-line error if unreadable)."""
+    import nets
+
+    arch = nets.load(path, game=game).arch
+    if arch.size in nets.SIZES[game]:
+        return {"size": arch.size}
+    return {"size": "small", "filters": arch.filters, "blocks": arch.blocks}
 
 
 def _train(args) -> int:
@@ -122,7 +136,6 @@ def _loop(run, args, config, target, yardsticks, provenance) -> int:
 
 def add_commands(sub) -> None:
     """The `train` command, on the main parser's subparsers."""
-    from pathlib import Path
 
     train = sub.add_parser(
         "train",
