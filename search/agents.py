@@ -239,10 +239,16 @@ _AZ_KEYS = {
     "p_max": Key(number(0, 0.99), None, "AlphaDDA2: the largest dropout probability (the paper: 0.95)"),
     "c": Key(number(), None, "AlphaDDA3: the exploration constant C of eq. 6"),
     "z_a": Key(number(), None, "AlphaDDA1Z: softmax index z = z_a (z_0 - mean value) of the move choice"),
-    "z_0": Key(number(-1, 1), None, "AlphaDDA1Z: the mean value at which the move choice is uniform (z = 0)"),
+    "z_0": Key(number(-1, 2), None, "AlphaDDA1Z: the mean value at which the move choice is uniform (z = 0), "
+               "at the match's start"),
+    "dz_0": Key(number(), None, "AlphaDDA1Z: z_0's step between games, down after a win, up after a loss (0: fixed)"),
 }  # fmt: skip
-_DDA_KEYS = {"alphadda1": ("nh", "a_sim", "b_sim0", "n_max"), "alphadda2": ("nh", "a_drop", "p_drop0", "p_max"),
-             "alphadda3": ("nh", "c"), "alphadda1z": ("nh", "a_sim", "b_sim0", "n_max", "z_a", "z_0")}  # fmt: skip
+_DDA_KEYS = {
+    "alphadda1": ("nh", "a_sim", "b_sim0", "n_max"),
+    "alphadda2": ("nh", "a_drop", "p_drop0", "p_max"),
+    "alphadda3": ("nh", "c"),
+    "alphadda1z": ("nh", "a_sim", "b_sim0", "n_max", "z_a", "z_0", "dz_0"),
+}
 _MINIMAX_KEYS = {
     "depth": Key(number(1, integer=True), 3, "search depth in plies"),
     "eval": Key(choice("minimax1", "minimax2"), "minimax1", "AlphaDDA's evaluation: minimax1 or minimax2"),
@@ -536,6 +542,13 @@ def group_key(spec: str | AgentSpec) -> tuple:
     if kind.group is None:
         return ("each",)
     return (parsed.name, *(parsed.options[k] for k in kind.shared))
+
+
+def adapts_between_games(spec: str | AgentSpec) -> bool:
+    """Whether agents of `spec` carry what they learn from one game to the next of a match (dsa=inter,
+    dda=alphadda1z with a z_0 step), so that a match must give them its games one after another."""
+    o = parse_spec(spec).options
+    return o.get("dsa") == "inter" or (o.get("dda") == "alphadda1z" and o.get("dz_0") != 0)
 
 
 def batches(spec: str | AgentSpec) -> bool:

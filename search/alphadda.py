@@ -42,8 +42,8 @@ TABLE_3 = {  # AlphaDDA3 [AlphaDDA Table 3]
     "othello6": {"nh": 1, "c": 0.75},
     "othello": {"nh": 5, "c": 0.6},
 }
-TABLE_1Z = {  # ours (AlphaDDA1Z): Table 1's AlphaDDA1 and the best z_a, z_0 of studies/alphadda1z-connect4
-    "connect4": {**TABLE_1["connect4"], "z_a": 10.0, "z_0": 0.6},
+TABLE_1Z = {  # ours (AlphaDDA1Z): Table 1's AlphaDDA1, the best z_a, z_0 of studies/alphadda1z-connect4, Wu's step
+    "connect4": {**TABLE_1["connect4"], "z_a": 10.0, "z_0": 0.6, "dz_0": 0.375},
 }
 TABLES = {"alphadda1": TABLE_1, "alphadda2": TABLE_2, "alphadda3": TABLE_3, "alphadda1z": TABLE_1Z}
 
@@ -162,15 +162,36 @@ class AlphaDDA1Z(AlphaDDA1):
     move), 0 at v̄ c = Z_0 (uniformly among the searched moves), negative above (the least visited
     ones: deliberate mistakes, until the value comes back). With rth=0 every searched move is a candidate.
     The search budget is AlphaDDA1's eqs. 2-3.
+
+    Between games Z_0 moves by Wu et al.'s inter-game rule: down by dZ_0 after a win (mistakes at a
+    lower value), up after a loss, dZ_0 shrinking by 0.95 a game to at least 0.03; it stays in
+    [-1, 2] (-1: always the least visited moves; 2: at most z_a (2 - 1) = z_a, near AlphaDDA1 itself).
+    The value steers within a game and Z_0 learns across games how far the opponent can be pushed.
+    dz_0 = 0 keeps Z_0 fixed.
     """
 
-    def __init__(self, game, evaluator, *, nh, a_sim, b_sim0, n_max, z_a, z_0):
+    Z0_RANGE = (-1.0, 2.0)
+    DECAY, DZ_MIN = 0.95, 0.03  # Wu et al.'s inter-game schedule
+
+    def __init__(self, game, evaluator, *, nh, a_sim, b_sim0, n_max, z_a, z_0, dz_0=0.0):
+        self.z_a, self.z_start, self.dz_start = float(z_a), float(z_0), float(dz_0)
         super().__init__(game, evaluator, nh=nh, a_sim=a_sim, b_sim0=b_sim0, n_max=n_max)
-        self.z_a, self.z_0 = float(z_a), float(z_0)
+
+    def reset(self):
+        super().reset()
+        self.z_0, self.dz_0 = self.z_start, self.dz_start
 
     def before_search(self, state):
         x = self.mean_value(state)
         return Knobs(simulations=n_sim(x, self.a_sim, self.b_sim0, self.n_max), z=self.z_a * (self.z_0 - x))
+
+    def game_over(self, returns, player):
+        if self.dz_0 == 0.0:
+            return
+        outcome = returns[player]
+        step = -self.dz_0 if outcome > 0 else self.dz_0 if outcome < 0 else 0.0
+        self.z_0 = min(self.Z0_RANGE[1], max(self.Z0_RANGE[0], self.z_0 + step))
+        self.dz_0 = max(self.DZ_MIN, self.dz_0 * self.DECAY)
 
 
 ADJUSTERS = {"alphadda1": AlphaDDA1, "alphadda2": AlphaDDA2, "alphadda3": AlphaDDA3, "alphadda1z": AlphaDDA1Z}

@@ -243,3 +243,37 @@ def test_a_fixed_dropout_damages_every_evaluation():
     assert len(counter.dropouts) >= 10 and set(counter.dropouts) == {0.5}
     with pytest.raises(ValueError, match="dda=alphadda2 sets the dropout probability: drop dropout="):
         search.check_spec(C4, "az:net=uniform,dda=alphadda2,dropout=0.3")
+
+
+def test_alphadda1z_moves_z_0_between_games_by_wus_rule():
+    """Hand-checked: z_0 0.6 with step 0.375 -> win: 0.225 (step 0.35625) -> loss: 0.58125 (step 0.3384375)
+    -> draw: unchanged (step 0.321515625); clipped to [-1, 2]; the step never below 0.03; reset restores."""
+    adjuster = AlphaDDA1Z(C4, Constant(0.0), nh=1, a_sim=2.0, b_sim0=-1.4, n_max=200, z_a=10.0, z_0=0.6, dz_0=0.375)
+    state = play([3])  # player 1 to move, value 0 everywhere: z = z_a z_0
+    for outcome, z_0 in ((1.0, 0.225), (-1.0, 0.58125), (0.0, 0.58125)):
+        adjuster.game_over([-outcome, outcome], 1)  # seen from player 1
+        adjuster.new_game()
+        assert adjuster.z_0 == pytest.approx(z_0) and adjuster.before_search(state).z == pytest.approx(10 * z_0)
+    assert adjuster.dz_0 == pytest.approx(0.375 * 0.95**3)
+    for _ in range(200):
+        adjuster.game_over([-1.0, 1.0], 1)
+    assert adjuster.z_0 == -1.0 and adjuster.dz_0 == 0.03
+    adjuster.reset()
+    assert (adjuster.z_0, adjuster.dz_0) == (0.6, 0.375)
+    fixed = AlphaDDA1Z(C4, Constant(0.0), nh=1, a_sim=2.0, b_sim0=-1.4, n_max=200, z_a=10.0, z_0=0.6, dz_0=0.0)
+    fixed.game_over([-1.0, 1.0], 1)
+    assert fixed.z_0 == 0.6
+
+
+def test_a_match_gives_an_adapting_agent_its_games_one_after_another():
+    """With dz_0 > 0 the match plays game after game with one agent pair, whatever `concurrent` asks: the
+    same games as play_game in index order with one pair; fresh agents per game (no memory) play others."""
+    from tuner.match.arena import play_game, play_match
+
+    spec = "az:net=playout,simulations=16,dda=alphadda1z,z_0=0.0,dz_0=0.5,rth=0"
+    assert search.adapts_between_games(spec) and not search.adapts_between_games(spec.replace("0.5", "0"))
+    result = play_match(C4, spec, "random", games=6, seed=3, concurrent=6)
+    a, b = search.make_agent(C4, spec, seed=3), search.make_agent(C4, "random", seed=4)
+    assert [g.moves for g in result.games] == [play_game(C4, a, b, 3, i).moves for i in range(6)]
+    fresh = [play_game(C4, search.make_agent(C4, spec, seed=3), b, 3, i).moves for i in range(6)]
+    assert fresh != [g.moves for g in result.games]

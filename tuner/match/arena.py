@@ -91,24 +91,6 @@ def play_game(game, agent_a, agent_b, seed: int, index: int) -> GameResult:
     return GameResult(index, a_seat, returns[a_seat], state.history())
 
 
-def _play_share(game_name, tables, on_game, concurrent) -> list[list[GameResult]]:
-    """The games of a worker's share of each table (spec_a, spec_b, seed, indices), table by table or, with
-    `concurrent` > 1, all tables at once in lock-step."""
-    game = load_game(game_name)
-    if concurrent > 1:
-        return _play_lockstep(game, tables, concurrent, on_game)
-    out = []
-    for spec_a, spec_b, seed, indices in tables:
-        agent_a = search.make_agent(game, spec_a, seed=seed)
-        agent_b = search.make_agent(game, spec_b, seed=seed + 1)
-        out.append([])
-        for i in indices:
-            out[-1].append(play_game(game, agent_a, agent_b, seed, int(i)))
-            if on_game is not None:
-                on_game()
-    return out
-
-
 def _groups(game, specs, seeds):
     """Agents for slots playing `specs`: one `make_agents` group per group key, so that batching agents
     (az) of different specs that can share a search share it. Returns (groups, where): slot k's agent
@@ -124,14 +106,17 @@ def _groups(game, specs, seeds):
     return groups, where
 
 
-def _play_lockstep(game, tables, concurrent, on_game) -> list[list[GameResult]]:
-    """The games of every table (spec_a, spec_b, seed, indices), up to `concurrent` of each table at a time
-    in slots that each own a pair of agents. Every step asks each group of agents for its moves in all the
-    games where it is to move at once, so agents that batch their searches (az) share one forward among
-    those games, across tables too. Game i of a table plays as `play_game(..., index=i)`."""
+def _play_share(game_name, tables, on_game, concurrent) -> list[list[GameResult]]:
+    """A worker's share: the games of every table (spec_a, spec_b, seed, indices), up to `concurrent` of each
+    table at a time (one at a time where an agent adapts between games) in slots that each own a pair of
+    agents. Every step asks each group of agents for its moves in all the games where it is to move at
+    once, so agents that batch their searches (az) share one forward among those games, across tables
+    too. Game i of a table plays as `play_game(..., index=i)`, and a slot plays its games in index order."""
+    game = load_game(game_name)
     table_of, slot_seeds = [], []
-    for t, (_, _, seed, indices) in enumerate(tables):
-        n = min(concurrent, len(indices))
+    for t, (spec_a, spec_b, seed, indices) in enumerate(tables):
+        one_by_one = search.adapts_between_games(spec_a) or search.adapts_between_games(spec_b)
+        n = min(1 if one_by_one else concurrent, len(indices))
         table_of += [t] * n
         slot_seeds += [(seed + 2 * k, seed + 2 * k + 1) for k in range(n)]
     sides = [_groups(game, [tables[t][side] for t in table_of], [s[side] for s in slot_seeds]) for side in (0, 1)]
@@ -198,7 +183,9 @@ def play_match(
             or "processes" (joblib's loky).
         concurrent: games each worker plays in lock-step, so that agents which batch their searches
             (az) evaluate the positions of all of them in one forward; default 256 when an agent
-            batches, else 1. Games are the same whatever the setting (each is seeded by its index).
+            batches, else 1. A match whose agent adapts between games (dsa=inter, dda=alphadda1z)
+            plays its games one after another whatever the setting. Games are the same whatever the
+            setting (each is seeded by its index).
         progress: an object with `update(n)` (e.g. a tqdm bar), told after every game (threads) or share.
     Returns:
         A's wins, draws and losses as first player, as second player and in total, and every game.
