@@ -39,7 +39,8 @@ SWEEPS = {  # Figs. 3A, 3B and 4: the az key each varies and its values
 }
 RATED = ["az", "mcts1", "mcts2", "minimax1", "random"]  # the opponents of Sec. 5.2-5.3, as in Table 4
 OPPONENTS = ["az", "mcts1", "mcts2", "mcts3", "mcts4", "minimax1", "minimax2", "random"]  # Sec. 5.4
-ADJUSTERS = ["alphadda1", "alphadda2", "alphadda3", "alphadda1z"]
+ADJUSTERS = {"alphadda1": {}, "alphadda2": {}, "alphadda3": {}, "alphadda1z": {"rth": 0}}  # with extra az keys:
+# AlphaDDA1Z may choose any searched move (rth=0), as its study tuned it
 
 # [AlphaDDA Tables 5-13] as printed: per game and seat, a row per opponent with the win, loss and draw rates
 # of AlphaDDA1, then AlphaDDA2, then AlphaDDA3 (first: AlphaDDA moved first).
@@ -228,7 +229,7 @@ def strength_plot(out: dict, game: str, path: str) -> None:
 
 def tables(args) -> dict:
     pairs = [(a, o) for a in ADJUSTERS for o in (OPPONENTS[-2:] if args.quick else OPPONENTS)]
-    matches = [(f"az:net={args.game},dda={a}", opponent_spec(args.game, o)) for a, o in pairs]
+    matches = [(az(args.game, dda=a, **ADJUSTERS[a]), opponent_spec(args.game, o)) for a, o in pairs]
     results = play(args.game, matches, args.games, args.seed, f"Tables 5-13 on {args.game}")
     return {"rows": [{"adjuster": a, "opponent": o, **m.to_dict()} for (a, o), m in zip(pairs, results)]}
 

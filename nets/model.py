@@ -66,9 +66,9 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 import games
+from search.evaluator import MAX_DROPOUT
 
 INPUT_PLANES = 3  # games.State.encode(): own pieces, opponent's pieces, ones when player 1 is to move
-MAX_DROPOUT = 0.95  # P_max [AlphaDDA §3.3]
 
 
 @dataclass(frozen=True)

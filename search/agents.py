@@ -21,6 +21,7 @@ from typing import Callable
 import games
 from games.rng import make_rng, randint
 from search import spec as specs
+from search.evaluator import MAX_DROPOUT
 from search.mcts import ALPHADDA, EPSILON, MCTS, REF, UCB1, VO, C, K, SearchResult, T
 from search.minimax import empty_squares, evaluation, minimax_action
 from search.move_choice import choose_move
@@ -222,7 +223,7 @@ _AZ_KEYS = {
     "eps": Key(number(0, 1), 0.0, "chance a simulation leaves the root by a random child (authors' Table A1 epsilon)"),
     "noise": Key(number(0, 1), 0.0, "Dirichlet noise weight at the root, AlphaZero's self-play exploration"),
     "alpha": Key(number(1e-6), 0.3, "Dirichlet noise concentration alpha"),
-    "dropout": Key(number(0, 0.99), 0.0, "dropout probability in the net's heads at each evaluation (AlphaDDA Fig. 4)"),
+    "dropout": Key(number(0, MAX_DROPOUT), 0.0, "dropout probability in the net's heads at each evaluation (Fig. 4)"),
     "reuse": Key(choice("no", "yes"), "no", "keep the searched subtree from move to move (the paper: no)"),
     "t_opening": Key(number(0, integer=True), 0, "plies played by eq. (9), exp(N / tau) (self-play: 4, 4, 6)"),
     "tau": Key(number(1e-6), 50.0, "eq. (9)'s temperature for the opening plies (Table A1: 50, 20, 40)"),
@@ -236,7 +237,7 @@ _AZ_KEYS = {
     "n_max": Key(number(1, integer=True), None, "AlphaDDA1: N_max, the most simulations (eq. 3)"),
     "a_drop": Key(number(), None, "AlphaDDA2: A_drop of eq. 4"),
     "p_drop0": Key(number(-math.inf), None, "AlphaDDA2: P_drop0 of eq. 4 (negative: Table 2)"),
-    "p_max": Key(number(0, 0.99), None, "AlphaDDA2: the largest dropout probability (the paper: 0.95)"),
+    "p_max": Key(number(0, MAX_DROPOUT), None, "AlphaDDA2: the largest dropout probability (the paper: 0.95)"),
     "c": Key(number(), None, "AlphaDDA3: the exploration constant C of eq. 6"),
     "z_a": Key(number(), None, "AlphaDDA1Z: softmax index z = z_a (z_0 - mean value) of the move choice"),
     "z_0": Key(number(-1, 2), None, "AlphaDDA1Z: the mean value at which the move choice is uniform (z = 0), "
@@ -385,6 +386,8 @@ def _dda_settings(game, o) -> dict:
         raise ValueError(f"dda={o['dda']} and dsa={o['dsa']} both adjust strength: choose one")
     if o["dda"] in ("alphadda1", "alphadda1z") and o["time"] is not None:
         raise ValueError(f"dda={o['dda']} sets the number of simulations: drop time=")
+    if o["dda"] == "alphadda3" and o["reuse"] == "yes":
+        raise ValueError("dda=alphadda3 backs up values for one target at a time (eq. 7): drop reuse=yes")
     if o["dda"] == "alphadda2" and o["dropout"] > 0:
         raise ValueError("dda=alphadda2 sets the dropout probability: drop dropout=")
     return {k: table[k] if o[k] is None else o[k] for k in keys}

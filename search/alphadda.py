@@ -11,12 +11,14 @@ AlphaDDA2's took them from its damaged net).
 - AlphaDDA2 (eqs. 4-5): dropout probability P_drop = A_drop (v̄ c + P_drop0), clipped to [0, P_max].
 - AlphaDDA3 (eqs. 6-7): the search scores edges by UCT without priors on a changed value (`search.puct`).
 
-Signs. The plain-text tables lost minus signs. With A_sim > 0, eq. 2 falls as v̄ c rises (fewer
-simulations when winning) only with its leading minus; and B_sim0 must be negative, or N_sim would
-be ceil(10^-2.8) = 1 at an even game for every point of Table A2 (with B_sim0 = -1.4 it is the full
-200 at an even game and 7 at v̄ c = 1). Likewise P_drop0 is negative: with +0.2 the net would be
-damaged at P_max whatever the value. So Tables A2-A3 read B_sim0 in {-1.6, ..., -1.2} and P_drop0 in
-{-0.9, ..., 0}, as Tables 1-2 print them.
+Signs. The web copy of the paper lost minus signs in its tables (its PDF text prints them); the
+equations decide. With A_sim > 0, eq. 2 falls as v̄ c rises (fewer simulations when winning) only
+with its leading minus; and B_sim0 must be negative, or N_sim would be ceil(10^-2.8) = 1 at an even
+game for every Connect4 point of Table A2 (with B_sim0 = -1.4 it is the full 200 at an even game and
+7 at v̄ c = 1). Likewise P_drop0 is negative: with +0.2 the net would be damaged from v̄ c = -0.2 on,
+at P_max once the game is even. So Tables A2-A3 read B_sim0 and P_drop0 as negative, as the PDF and
+Tables 1-2 print them. Eq. 4 prints v̄_n without c_AlphaDDA; like the authors' code we use v̄ c, the
+value from AlphaDDA2's own view, as eqs. 2 and 7 do.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import math
 
 import numpy as np
 
+from search.evaluator import MAX_DROPOUT
 from search.strength import Knobs, StrengthAdjuster
 
 TABLE_1 = {  # AlphaDDA1 [AlphaDDA Table 1]
@@ -42,9 +45,8 @@ TABLE_3 = {  # AlphaDDA3 [AlphaDDA Table 3]
     "othello6": {"nh": 1, "c": 0.75},
     "othello": {"nh": 5, "c": 0.6},
 }
-TABLE_1Z = {  # ours (AlphaDDA1Z): Table 1's AlphaDDA1, the best z_a, z_0 of studies/alphadda1z-connect4, Wu's step
-    "connect4": {**TABLE_1["connect4"], "z_a": 10.0, "z_0": 0.6, "dz_0": 0.375},
-}
+_Z = {"z_a": 10.0, "z_0": 0.6, "dz_0": 0.375}  # the first alphadda1z-connect4 study's best (interim net); Wu's step
+TABLE_1Z = {game: {**TABLE_1[game], **_Z} for game in TABLE_1}  # ours (AlphaDDA1Z), Table 1's AlphaDDA1 beneath
 TABLES = {"alphadda1": TABLE_1, "alphadda2": TABLE_2, "alphadda3": TABLE_3, "alphadda1z": TABLE_1Z}
 
 
@@ -123,8 +125,8 @@ class AlphaDDA2(ValueAdjuster):
     value itself comes from the undamaged net, as the paper says."""
 
     def __init__(self, game, evaluator, *, nh, a_drop, p_drop0, p_max):
-        if not 0.0 <= p_max < 1.0:
-            raise ValueError(f"P_max is a dropout probability in [0, 1), got {p_max}")
+        if not 0.0 <= p_max <= MAX_DROPOUT:
+            raise ValueError(f"P_max is a dropout probability in [0, {MAX_DROPOUT}] (the paper's), got {p_max}")
         super().__init__(game, evaluator, nh)
         self.a_drop, self.p_drop0, self.p_max = float(a_drop), float(p_drop0), float(p_max)
 
@@ -141,10 +143,10 @@ class AlphaDDA3(ValueAdjuster):
     a disc colour (+1: the first player wins). Written from the view of the edge's mover, whose value
     is v_m = v c(s, a), this is -|v_m + v̄ c| for both players' edges: AlphaDDA3 prefers moves after
     which its own value is -v̄ c (it plays worse the more it has been winning), and expects its
-    opponent to keep AlphaDDA3's value at v̄ c. The paper's prose says both that AlphaDDA3 prefers
-    "the sum of v(st) and v̄n is 0" and "v(st) is v̄n"; the equation and the authors' code (their
-    `num_func` 9) agree with the first, which is what we implement. Eq. (6)'s C is the spec's `c`, the
-    agent's `uct_c`, which the search takes per game.
+    opponent to keep AlphaDDA3's value at v̄ c, as the paper's prose says ("AlphaDDA3 prefers the move in
+    which v(s_t) is -v̄_n"; the web copy lost that minus) and the authors' code (`num_func` 9) does. Eq. 6
+    prints W(s_t, a)/N(s_t); like the authors' code we divide by the edge's visits n(s_t, a), the mean.
+    Eq. (6)'s C is the spec's `c`, the agent's `uct_c`, which the search takes per game.
     """
 
     def before_search(self, state):
@@ -165,7 +167,7 @@ class AlphaDDA1Z(AlphaDDA1):
 
     Between games Z_0 moves by Wu et al.'s inter-game rule: down by dZ_0 after a win (mistakes at a
     lower value), up after a loss, dZ_0 shrinking by 0.95 a game to at least 0.03; it stays in
-    [-1, 2] (-1: always the least visited moves; 2: at most z_a (2 - 1) = z_a, near AlphaDDA1 itself).
+    [-1, 2] (-1: always the least visited moves; 2: z at least z_a (2 - 1) = z_a, near AlphaDDA1 itself).
     The value steers within a game and Z_0 learns across games how far the opponent can be pushed.
     dz_0 = 0 keeps Z_0 fixed.
     """

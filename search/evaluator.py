@@ -181,6 +181,7 @@ class UniformEvaluator:
             playout_values(g.kernels, batch.states, batch.keys, n, g.max_legal, self.salt, batch.values)
 
 
+MAX_DROPOUT = 0.95  # P_max [AlphaDDA §3.3]: the largest dropout probability of a row (nets.model refuses more)
 NET_FREE = ("uniform", "playout")  # the net-free baselines an `az` agent can play with
 _NET_LOADERS = []  # functions (net, game, device) -> Evaluator; `nets` registers its own on import
 

@@ -168,6 +168,9 @@ def test_alphadda3_target_stays_in_its_own_row():
         ("az:dda=alphadda2,a_sim=2", "takes nh, a_drop, p_drop0, p_max, not a_sim"),
         ("az:dda=alphadda1,dsa=inter", "choose one"),
         ("az:dda=alphadda1,time=1", "drop time="),
+        ("az:dda=alphadda2,p_max=0.99", "from 0 to 0.95"),  # the net refuses more: fail before a match starts
+        ("az:dropout=0.96", "from 0 to 0.95"),
+        ("az:dda=alphadda3,reuse=yes", "drop reuse=yes"),
     ],
 )
 def test_spec_errors(spec, message):
@@ -180,6 +183,7 @@ def test_games_without_paper_settings_need_every_key():
     with pytest.raises(ValueError, match="no alphadda1 settings for breakthrough to default to: give nh, a_sim"):
         search.check_spec(bt, "az:dda=alphadda1,net=uniform")
     search.check_spec(bt, "az:dda=alphadda3,net=uniform,nh=2,c=1")
+    search.check_spec(games.load("othello6"), "az:dda=alphadda1z,net=uniform")  # every paper game has defaults
 
 
 def test_paper_defaults_fill_the_spec():
