@@ -21,7 +21,7 @@ def rates(game: str, size: str, *, batch: int, batches: int, rounds: int) -> dic
     """Positions/s of one net, clean and with per-row dropout 0.5, and its parameter count."""
     net = nets.build(game, size)
     x = torch.randint(0, 2, (batch, net.arch.planes, *net.arch.board_shape)).float()
-    p = torch.full((batch,), 0.5)
+    p, keys = torch.full((batch,), 0.5), torch.arange(batch)
 
     def clean():
         for _ in range(batches):
@@ -29,7 +29,7 @@ def rates(game: str, size: str, *, batch: int, batches: int, rounds: int) -> dic
 
     def damaged():
         for _ in range(batches):
-            net(x, p)
+            net(x, p, keys)
 
     with torch.inference_mode():
         clean(), damaged()  # warm-up

@@ -61,13 +61,14 @@ class _Views:
     planes: torch.Tensor  # float32 [B, 3, H, W]
     legal: torch.Tensor  # bool [B, A]
     dropout: torch.Tensor  # float32 [B]
+    keys: torch.Tensor  # int64 [B], the bits of the batch's uint64 keys
     priors: torch.Tensor  # float32 [B, A]
     values: torch.Tensor  # float32 [B]
 
     @classmethod
     def of(cls, batch: Batch) -> _Views:
         """Zero-copy tensors over any batch's numpy arrays (not pinned)."""
-        arrays = (batch.planes, batch.legal, batch.dropout, batch.priors, batch.values)
+        arrays = (batch.planes, batch.legal, batch.dropout, batch.keys.view(np.int64), batch.priors, batch.values)
         return cls(*(torch.from_numpy(a) for a in arrays))
 
 
@@ -101,8 +102,6 @@ class NetEvaluator:
         dtype: "float32", "bfloat16" or "float16", the autocast dtype of the forward; None means
             float32 on the CPU and bfloat16 on CUDA (float16 where the GPU lacks bfloat16).
             Priors and values are float32 whatever it is.
-        seed: seeds the evaluator's own generator for dropout draws (torch's default one if None),
-            so damaged evaluations repeat from a seed.
     """
 
     def __init__(
@@ -113,7 +112,6 @@ class NetEvaluator:
         device: str = "auto",
         threads: int | None = None,
         dtype: str | None = None,
-        seed: int | None = None,
     ):
         arch = model.arch
         if game is not None and game != arch.game:
@@ -132,7 +130,6 @@ class NetEvaluator:
             torch.set_num_threads(threads)
         self.dtype = _dtype(dtype, self.device)
         self.model = model.to(self.device).eval()
-        self.generator = None if seed is None else torch.Generator(device=self.device).manual_seed(seed)
 
     def __repr__(self) -> str:
         return f"NetEvaluator({self.game}, device={self.device}, dtype={str(self.dtype).removeprefix('torch.')})"
@@ -153,6 +150,7 @@ class NetEvaluator:
             planes=torch.zeros(shape, dtype=torch.float32, pin_memory=pin),
             legal=torch.zeros((capacity, a), dtype=torch.bool, pin_memory=pin),
             dropout=torch.zeros(capacity, dtype=torch.float32, pin_memory=pin),
+            keys=torch.zeros(capacity, dtype=torch.int64, pin_memory=pin),
             priors=torch.zeros((capacity, a), dtype=torch.float32, pin_memory=pin),
             values=torch.zeros(capacity, dtype=torch.float32, pin_memory=pin),
         )
@@ -162,7 +160,7 @@ class NetEvaluator:
             planes=views.planes.numpy(),
             legal=views.legal.numpy(),
             dropout=views.dropout.numpy(),
-            keys=np.zeros(capacity, dtype=np.uint64),
+            keys=views.keys.numpy().view(np.uint64),
             priors=views.priors.numpy(),
             values=views.values.numpy(),
             views=views,
@@ -191,11 +189,12 @@ class NetEvaluator:
         x = views.planes[:n].to(dev, non_blocking=True)
         legal = views.legal[:n].to(dev, non_blocking=True)
         dropout = views.dropout[:n].to(dev, non_blocking=True) if damaged else None
+        keys = views.keys[:n].to(dev, non_blocking=True) if damaged else None
         autocast = (
             torch.autocast(dev.type, dtype=self.dtype) if self.dtype != torch.float32 else contextlib.nullcontext()
         )
         with autocast:
-            logits, value = self.model(x, dropout, generator=self.generator)
+            logits, value = self.model(x, dropout, keys)
         logits = logits.float().masked_fill(~legal, -torch.inf)
         priors = torch.where(legal, torch.softmax(logits, dim=1), 0.0)  # a row with no legal action: NaN -> 0
         views.priors[:n].copy_(priors, non_blocking=True)

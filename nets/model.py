@@ -41,7 +41,10 @@ batched evaluator answers many games at once, each with its own AlphaDDA2 probab
   [AlphaDDA §3.3] (the authors' code clamps at 0.99; forward refuses anything above 0.95).
 - Dropout runs whenever a `dropout` tensor is given, in train or eval mode (AlphaDDA2 damages a
   trained net at play time); without one there is none. Otherwise the net is used in eval mode
-  (batch norm running statistics). The draws come from torch's default generator or `generator=`.
+  (batch norm running statistics).
+- Keyed draws: row b's uniforms are a hash (SplitMix64) of its key, the layer and the unit, never of
+  a shared generator, so a game's damaged evaluations are the same whichever games share the batch
+  (the search draws each leaf's key from that game's own stream).
 
 Forward throughput, positions/s at batch 256, torch 2.13 CPU, torch.set_num_threads(2), inference_mode,
 eval mode, median of 5 rounds of 4 forwards, clean / with every row at dropout 0.5
@@ -179,17 +182,14 @@ class PolicyValueNet(nn.Module):
         self.value_bn1 = nn.BatchNorm1d(arch.value_hidden)
         self.value_fc2 = nn.Linear(arch.value_hidden, 1)
 
-    def forward(
-        self, x: Tensor, dropout: Tensor | None = None, *, generator: torch.Generator | None = None
-    ) -> tuple[Tensor, Tensor]:
+    def forward(self, x: Tensor, dropout: Tensor | None = None, keys: Tensor | None = None) -> tuple[Tensor, Tensor]:
         """Policy logits and value of a batch of encoded positions.
 
         Args:
             x: float32 [B, C, H, W], rows of `State.encode()`.
             dropout: None (no dropout) or float [B], each row's dropout probability in [0, 0.95],
                 applied to the inputs of every fully connected layer of both heads [AlphaDDA Fig. 2].
-            generator: where the dropout draws come from (torch's default generator if None); on
-                x's device.
+            keys: int64 [B], each row's key for its dropout draws; needed with dropout.
 
         Returns:
             (logits float32 [B, A], value float32 [B] in [-1, 1]), A = arch.num_actions.
@@ -200,12 +200,15 @@ class PolicyValueNet(nn.Module):
             raise ValueError(f"the {a.game} net takes planes {want} (State.encode() rows), got {list(x.shape)}")
         if dropout is not None:
             dropout = _check_dropout(dropout, x).to(x.dtype)
+            if not torch.is_tensor(keys) or keys.shape != (x.shape[0],) or keys.dtype != torch.int64:
+                raise ValueError(f"dropout needs keys: an int64 tensor of shape [{x.shape[0]}], one key per row")
+            keys = keys.to(x.device)
         h = self.blocks(self.stem(x))
         p = self.policy_conv(h).flatten(1)  # [B, policy_filters * H * W]
-        logits = self.policy_fc(_drop(p, dropout, generator))
+        logits = self.policy_fc(_drop(p, dropout, keys, 0))
         v = self.value_conv(h).flatten(1)  # [B, value_filters * H * W]
-        v = F.relu(self.value_bn1(self.value_fc1(_drop(v, dropout, generator))))  # [B, value_hidden]
-        value = torch.tanh(self.value_fc2(_drop(v, dropout, generator))).squeeze(1)
+        v = F.relu(self.value_bn1(self.value_fc1(_drop(v, dropout, keys, 1))))  # [B, value_hidden]
+        value = torch.tanh(self.value_fc2(_drop(v, dropout, keys, 2))).squeeze(1)
         return logits, value
 
     def describe(self) -> str:
@@ -219,26 +222,49 @@ class PolicyValueNet(nn.Module):
         )
 
 
-def row_dropout(h: Tensor, p: Tensor, generator: torch.Generator | None = None) -> Tensor:
-    """Inverted dropout with one probability per row, never dropping a whole row.
+def _signed(u: int) -> int:
+    return u - (1 << 64) if u >= 1 << 63 else u
+
+
+_GOLDEN, _MIX1, _MIX2 = (_signed(u) for u in (0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB))
+
+
+def _shr(z: Tensor, k: int) -> Tensor:
+    """Logical right shift of int64 `z` (torch's >> is arithmetic)."""
+    return (z >> k) & ((1 << (64 - k)) - 1)
+
+
+def key_uniforms(keys: Tensor, n: int, layer: int) -> Tensor:
+    """float32 [B, n] in [0, 1): SplitMix64 of (keys[b], layer, unit), so each row's draws depend on its key
+    alone. int64 products wrap around, as SplitMix64's uint64 ones do."""
+    counter = torch.arange(n, device=keys.device, dtype=torch.int64) + (layer << 32) + 1
+    z = keys[:, None] + counter[None, :] * _GOLDEN
+    z = (z ^ _shr(z, 30)) * _MIX1
+    z = (z ^ _shr(z, 27)) * _MIX2
+    z = z ^ _shr(z, 31)
+    return _shr(z, 40).to(torch.float32) * 2.0**-24
+
+
+def row_dropout(h: Tensor, p: Tensor, keys: Tensor, layer: int = 0) -> Tensor:
+    """Dropout with a probability per row [AlphaDDA Fig. 2], drawn from each row's key (module docstring).
 
     Args:
         h: float [B, N] units.
         p: float [B] in [0, 1), row b's probability of zeroing each of its units.
-        generator: source of the uniform draws [B, N] (torch's default generator if None).
+        keys: int64 [B], row b's key; layer: which layer of the forward this is (its draws differ).
 
     Returns:
         float [B, N]: h with each unit zeroed with probability p[b] and the kept ones scaled by
         1/(1-p[b]); the unit with the row's largest draw is always kept. A row with p = 0 is h
         multiplied by exactly 1.0.
     """
-    u = torch.rand(h.shape, generator=generator, device=h.device, dtype=h.dtype)
-    keep = (u >= p[:, None]) | (u == u.amax(dim=1, keepdim=True))
+    u = key_uniforms(keys, h.shape[1], layer)
+    keep = (u >= p.float()[:, None]) | (u == u.amax(dim=1, keepdim=True))
     return h * keep * (1.0 / (1.0 - p))[:, None]
 
 
-def _drop(h: Tensor, p: Tensor | None, generator: torch.Generator | None) -> Tensor:
-    return h if p is None else row_dropout(h, p, generator)
+def _drop(h: Tensor, p: Tensor | None, keys: Tensor | None, layer: int) -> Tensor:
+    return h if p is None else row_dropout(h, p, keys, layer)
 
 
 def _check_dropout(dropout: Tensor, x: Tensor) -> Tensor:

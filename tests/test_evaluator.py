@@ -103,8 +103,8 @@ def test_zero_dropout_rows_are_bitwise_clean_and_clean_batches_take_the_plain_pa
     game, net = games.load("othello6"), tiny("othello6")
     seen = []
     forward = net.forward
-    net.forward = lambda x, dropout=None, **kw: (seen.append(dropout), forward(x, dropout, **kw))[1]
-    ev = NetEvaluator(net, device="cpu", seed=0)
+    net.forward = lambda x, dropout=None, keys=None: (seen.append(dropout), forward(x, dropout, keys))[1]
+    ev = NetEvaluator(net, device="cpu")
     batch, _ = filled(ev, game, 16, capacity=16)
     ev.evaluate(batch, 16)
     assert seen[-1] is None
@@ -117,19 +117,24 @@ def test_zero_dropout_rows_are_bitwise_clean_and_clean_batches_take_the_plain_pa
     assert np.allclose(batch.priors[1::2].sum(axis=1), 1.0, atol=1e-5)
 
 
-def test_seeded_damage_repeats():
+def test_a_rows_damage_follows_its_key_whatever_shares_the_batch():
+    """AlphaDDA2's games must replay alone or pooled: a damaged row depends on its state, p and key only."""
     game, net = games.load("connect4"), tiny("connect4")
-    outputs = []
-    for _ in range(2):
-        ev = NetEvaluator(net, device="cpu", seed=5)
-        batch, _ = filled(ev, game, 8, capacity=8)
-        batch.dropout[:] = 0.5
-        ev.evaluate(batch, 8)
-        first = batch.values.copy()
-        ev.evaluate(batch, 8)  # the generator moved on
-        outputs.append((first, batch.values.copy()))
-    assert np.array_equal(outputs[0][0], outputs[1][0]) and np.array_equal(outputs[0][1], outputs[1][1])
-    assert not np.array_equal(outputs[0][0], outputs[0][1])
+    ev = NetEvaluator(net, device="cpu")
+    batch, _ = filled(ev, game, 8, capacity=8)
+    batch.dropout[:] = 0.5
+    batch.keys[:] = np.arange(8, dtype=np.uint64) * np.uint64(2**61 + 5)  # keys with the top bit set too
+    ev.evaluate(batch, 8)
+    pooled = batch.values.copy()
+    alone = ev.new_batch(game, 1)
+    for row in (0, 5, 7):
+        alone.planes[0], alone.legal[0], alone.dropout[0] = batch.planes[row], batch.legal[row], 0.5
+        alone.keys[0] = batch.keys[row]
+        ev.evaluate(alone, 1)
+        assert alone.values[0] == pytest.approx(pooled[row], abs=1e-6)
+        alone.keys[0] += np.uint64(1)
+        ev.evaluate(alone, 1)
+        assert alone.values[0] != pytest.approx(pooled[row], abs=1e-6)  # another key, other units dropped
 
 
 @pytest.mark.parametrize("name", GAMES)

@@ -23,6 +23,8 @@ GAMES = ["connect4", "othello6", "othello", "breakthrough"]
 TINY = {"filters": 8, "blocks": 1}
 ROOT = Path(__file__).resolve().parent.parent
 
+KEYS = torch.arange(4)  # one dropout key per row of a four-row batch
+
 
 def tiny(game="connect4", seed=0):
     torch.manual_seed(seed)
@@ -111,7 +113,7 @@ def test_zero_dropout_row_is_bitwise_clean_whatever_the_others():
     with torch.inference_mode():
         clean_logits, clean_value = net(x)
         p = torch.tensor([0.0, 0.5, 0.0, 0.95, 0.3, 0.0])
-        logits, value = net(x, p)
+        logits, value = net(x, p, torch.arange(6))
     for row in (0, 2, 5):
         assert torch.equal(logits[row], clean_logits[row]) and torch.equal(value[row], clean_value[row])
     for row in (1, 3, 4):
@@ -122,11 +124,26 @@ def test_rows_are_damaged_independently():
     net = tiny()
     x = planes("connect4", 1).expand(4, -1, -1, -1)  # one position four times
     with torch.inference_mode():
-        logits, _ = net(x, torch.tensor([0.5, 0.5, 0.3, 0.0]), generator=torch.Generator().manual_seed(2))
-        assert not torch.equal(logits[0], logits[1])  # same position, same p: each row draws its own units
-        # a row's damage depends on its own p and the draws, not on the other rows' probabilities
-        again, _ = net(x, torch.tensor([0.5, 0.9, 0.0, 0.2]), generator=torch.Generator().manual_seed(2))
-    assert torch.equal(logits[0], again[0])
+        logits, _ = net(x, torch.tensor([0.5, 0.5, 0.3, 0.0]), torch.tensor([1, 2, 3, 4]))
+        assert not torch.equal(logits[0], logits[1])  # same position, same p, other keys: other units
+        # a row's damage depends on its own p and key, not on the other rows' probabilities or keys
+        again, _ = net(x, torch.tensor([0.5, 0.9, 0.0, 0.2]), torch.tensor([1, 7, 8, 9]))
+        assert torch.allclose(logits[0], again[0], atol=1e-6)  # float rounding may differ with the batch
+        alone, _ = net(x[:1], torch.tensor([0.5]), torch.tensor([1]))
+    assert torch.allclose(logits[0], alone[0], atol=1e-6)
+
+
+def test_key_uniforms_are_uniform_and_differ_by_key_and_layer():
+    from nets.model import key_uniforms
+
+    u = key_uniforms(torch.tensor([0, 1, -(2**63), 2**63 - 1]), 50000, 0)
+    assert u.min() >= 0 and u.max() < 1
+    for row in u:  # mean 1/2 and variance 1/12 of U[0, 1), within about 5 standard errors
+        assert abs(row.mean().item() - 0.5) < 0.007 and abs(row.var().item() - 1 / 12) < 0.002
+        assert abs((row < 0.1).float().mean().item() - 0.1) < 0.007
+    assert abs(torch.corrcoef(u[:2])[0, 1].item()) < 0.02  # neighbouring keys: unrelated draws
+    assert not torch.equal(key_uniforms(torch.tensor([5]), 100, 0), key_uniforms(torch.tensor([5]), 100, 1))
+    assert torch.equal(key_uniforms(torch.tensor([5]), 100, 2), key_uniforms(torch.tensor([5, 6]), 100, 2)[:1])
 
 
 def test_dropout_runs_in_train_and_eval_mode_and_only_when_given():
@@ -135,39 +152,33 @@ def test_dropout_runs_in_train_and_eval_mode_and_only_when_given():
     net.eval()
     with torch.inference_mode():
         clean = net(x)
-        assert torch.equal(net(x, torch.zeros(4))[0], clean[0])
-        assert not torch.equal(net(x, torch.full((4,), 0.5))[0], clean[0])
+        assert torch.equal(net(x, torch.zeros(4), KEYS)[0], clean[0])
+        assert not torch.equal(net(x, torch.full((4,), 0.5), KEYS)[0], clean[0])
     net.train()
     with torch.no_grad():
-        torch.manual_seed(3)
-        a = net(x, torch.full((4,), 0.5))
-        torch.manual_seed(3)
-        b = net(x, torch.zeros(4))
+        a = net(x, torch.full((4,), 0.5), KEYS)
+        b = net(x, torch.zeros(4), KEYS)
     assert not torch.equal(a[0], b[0])
 
 
-def test_same_seed_same_damage():
+def test_same_keys_same_damage():
     net = tiny("othello6")
     x = planes("othello6", 5)
     p = torch.full((5,), 0.5)
     with torch.inference_mode():
-        torch.manual_seed(7)
-        a = net(x, p)
-        torch.manual_seed(7)
-        b = net(x, p)
-        c = net(x, p)  # the generator moved on
-        g1, g2 = torch.Generator().manual_seed(11), torch.Generator().manual_seed(11)
-        d, e = net(x, p, generator=g1), net(x, p, generator=g2)
+        a, b = net(x, p, torch.arange(5)), net(x, p, torch.arange(5))
+        c = net(x, p, torch.arange(5) + 5)
     assert torch.equal(a[0], b[0]) and torch.equal(a[1], b[1])
     assert not torch.equal(a[0], c[0])
-    assert torch.equal(d[0], e[0]) and torch.equal(d[1], e[1])
+    with pytest.raises(ValueError, match="dropout needs keys"):
+        net(x, p)
 
 
 def test_row_dropout_rate_and_scaling_per_row():
     torch.manual_seed(0)
     p = torch.tensor([0.0, 0.2, 0.5, 0.9])
     h = torch.ones(4, 20000)
-    out = row_dropout(h, p)
+    out = row_dropout(h, p, torch.arange(4))
     for b, pb in enumerate(p.tolist()):
         kept = out[b] != 0
         assert abs((~kept).float().mean().item() - pb) < 0.02  # each row drops at its own rate
@@ -178,7 +189,7 @@ def test_row_dropout_rate_and_scaling_per_row():
 def test_row_dropout_never_drops_a_whole_row():
     torch.manual_seed(0)
     h = torch.ones(5000, 3)  # at p = 0.95, 86% of rows would lose all three units without the guarantee
-    out = row_dropout(h, torch.full((5000,), 0.95))
+    out = row_dropout(h, torch.full((5000,), 0.95), torch.arange(5000))
     assert ((out != 0).sum(1) >= 1).all()
     assert (out != 0).float().mean() < 0.5  # but it is still dropout
 
@@ -189,7 +200,7 @@ def test_heaviest_dropout_stays_finite_and_in_range():
     with torch.inference_mode():
         clean = net(x)
         for seed in range(10):
-            logits, value = net(x, torch.full((32,), nets.MAX_DROPOUT), generator=torch.Generator().manual_seed(seed))
+            logits, value = net(x, torch.full((32,), nets.MAX_DROPOUT), torch.arange(32) + 32 * seed)
             assert torch.isfinite(logits).all() and torch.isfinite(value).all() and (value.abs() <= 1).all()
             assert not torch.equal(logits, clean[0])
 
@@ -240,8 +251,8 @@ def test_round_trip_same_outputs_and_metadata(saved):
     p = torch.tensor([0.0, 0.5, 0.2, 0.0, 0.9])
     with torch.inference_mode():
         assert all(torch.equal(a, b) for a, b in zip(net(x), loaded(x)))
-        g1, g2 = torch.Generator().manual_seed(1), torch.Generator().manual_seed(1)
-        assert all(torch.equal(a, b) for a, b in zip(net(x, p, generator=g1), loaded(x, p, generator=g2)))
+        keys = torch.arange(5)
+        assert all(torch.equal(a, b) for a, b in zip(net(x, p, keys), loaded(x, p, keys)))
     assert [f.name for f in path.parent.iterdir()] == ["c4.pt"]  # no temporary file left
 
 
