@@ -245,6 +245,14 @@ def test_a_fixed_dropout_damages_every_evaluation():
     agent.puct.evaluator = counter
     agent.select_action(play([3, 3]))
     assert len(counter.dropouts) >= 10 and set(counter.dropouts) == {0.5}
+    # two games of one search, each with its own probability: every leaf carries its game's, none the other's
+    group = search.make_agents(C4, ["az:net=uniform,simulations=20,dropout=0.2",
+                                    "az:net=uniform,simulations=30,dropout=0.6"], seeds=[0, 1])  # fmt: skip
+    group[0].puct.evaluator = counter = StoneCounter()
+    group.select_actions([0, 1], [play([3, 3]), play([2])])
+    seen = np.float32(counter.dropouts).tolist()
+    assert sorted(set(seen)) == np.float32([0.2, 0.6]).tolist()  # float32, as the batch holds them
+    assert seen.count(np.float32(0.6)) > seen.count(np.float32(0.2)) >= 10  # 30 and 20 simulations' leaves
     with pytest.raises(ValueError, match="dda=alphadda2 sets the dropout probability: drop dropout="):
         search.check_spec(C4, "az:net=uniform,dda=alphadda2,dropout=0.3")
 
