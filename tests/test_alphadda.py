@@ -259,22 +259,25 @@ def test_a_fixed_dropout_damages_every_evaluation():
 
 def test_alphadda1z_moves_z_0_between_games_by_wus_rule():
     """Hand-checked: z_0 0.6 with step 0.375 -> win: 0.225 (step 0.35625) -> loss: 0.58125 (step 0.3384375)
-    -> draw: unchanged (step 0.321515625); clipped to [-1, 2]; the step never below 0.03; reset restores."""
+    -> draw: unchanged (step 0.321515625); clipped to [-1, 2]; the step never below 0.03; each seat its own
+    z_0, moved by its own games only; reset restores."""
     adjuster = AlphaDDA1Z(C4, Constant(0.0), nh=1, a_sim=2.0, b_sim0=-1.4, n_max=200, z_a=10.0, z_0=0.6, dz_0=0.375)
-    state = play([3])  # player 1 to move, value 0 everywhere: z = z_a z_0
+    second, first = play([3]), play([3, 3])  # value 0 everywhere: z = z_a z_0 of the seat to move
     for outcome, z_0 in ((1.0, 0.225), (-1.0, 0.58125), (0.0, 0.58125)):
-        adjuster.game_over([-outcome, outcome], 1)  # seen from player 1
+        adjuster.game_over([-outcome, outcome], 1)  # seen from player 1, the second
         adjuster.new_game()
-        assert adjuster.z_0 == pytest.approx(z_0) and adjuster.before_search(state).z == pytest.approx(10 * z_0)
-    assert adjuster.dz_0 == pytest.approx(0.375 * 0.95**3)
+        assert adjuster.before_search(second).z == pytest.approx(10 * z_0)
+        assert adjuster.before_search(first).z == pytest.approx(6.0)  # the first seat's z_0 stays
+    assert adjuster.dz_0 == pytest.approx([0.375, 0.375 * 0.95**3])
     for _ in range(200):
         adjuster.game_over([-1.0, 1.0], 1)
-    assert adjuster.z_0 == -1.0 and adjuster.dz_0 == 0.03
+        adjuster.game_over([1.0, -1.0], 0)
+    assert adjuster.z_0 == [-1.0, -1.0] and adjuster.dz_0 == [0.03, 0.03]
     adjuster.reset()
-    assert (adjuster.z_0, adjuster.dz_0) == (0.6, 0.375)
+    assert (adjuster.z_0, adjuster.dz_0) == ([0.6, 0.6], [0.375, 0.375])
     fixed = AlphaDDA1Z(C4, Constant(0.0), nh=1, a_sim=2.0, b_sim0=-1.4, n_max=200, z_a=10.0, z_0=0.6, dz_0=0.0)
     fixed.game_over([-1.0, 1.0], 1)
-    assert fixed.z_0 == 0.6
+    assert fixed.z_0 == [0.6, 0.6]
 
 
 def test_a_match_gives_an_adapting_agent_its_games_one_after_another():
