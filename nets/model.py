@@ -158,7 +158,7 @@ class PolicyValueNet(nn.Module):
     """The policy-value ResNet of AlphaZero as AlphaDDA uses it [AlphaDDA App. 1, Fig. A1; Fig. 2].
 
     >>> net = build("connect4", filters=8, blocks=1)
-    >>> logits, value = net(torch.zeros(2, 3, 6, 7), dropout=torch.tensor([0.0, 0.5]))
+    >>> logits, value = net(torch.zeros(2, 3, 6, 7), dropout=torch.tensor([0.0, 0.5]), keys=torch.tensor([1, 2]))
     >>> logits.shape, value.shape
     (torch.Size([2, 7]), torch.Size([2]))
     """
