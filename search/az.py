@@ -39,6 +39,7 @@ class AZAgent(SearchAgent):
         self.dropout = float(dropout)
         self.target = math.nan  # AlphaDDA3's v̄ c; nan: plain PUCT
         self.uct_c = float(uct_c)
+        self.every_move = False  # AlphaDDA1Z's move choice (Knobs.every_move)
         puct.reset(row, seed=derive_seeds(seed, 1, bits=64)[0])
 
     def new_game(self, seed=None):
@@ -53,6 +54,8 @@ class AZAgent(SearchAgent):
             self.dropout = float(knobs.dropout)
         if knobs.target is not None:
             self.target = float(knobs.target)
+        if knobs.every_move is not None:
+            self.every_move = bool(knobs.every_move)
 
     def choose(self, state, result):
         """Eq. (9) in the opening, else softmax-z over the visits; a search of one simulation has only
@@ -62,6 +65,8 @@ class AZAgent(SearchAgent):
             result = replace(result, visits=self.puct.root_priors(self.row))
         if len(state.history()) < self.t_opening:  # AlphaZero's opening, as in its self-play [AlphaDDA App. 1.3]
             return choose_by_temperature(result.actions, result.visits, self.tau, self.rng)
+        if self.every_move:  # N + 1: every legal move a candidate, z = 0 uniform among them (Random's play)
+            result = replace(result, visits=result.visits + 1)
         return super().choose(state, result)
 
     def select_action(self, state):

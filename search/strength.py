@@ -25,6 +25,7 @@ class Knobs:
     simulations: int | None = None  # the search budget in simulations, whatever was configured (AlphaDDA1)
     dropout: float | None = None  # the evaluator's dropout probability for this game's leaves (AlphaDDA2)
     target: float | None = None  # AlphaDDA3's v̄ c: search by eqs. (6)-(7) aiming at it; nan: plain PUCT
+    every_move: bool | None = None  # AlphaDDA1Z: softmax-z over N + 1 of every legal move, not the searched ones
 
 
 class StrengthAdjuster:
