@@ -28,7 +28,7 @@ import math
 import numpy as np
 
 from search.evaluator import MAX_DROPOUT
-from search.strength import Knobs, StrengthAdjuster
+from search.strength import Knobs, StrengthAdjuster, inter_game_step
 
 TABLE_1 = {  # AlphaDDA1 [AlphaDDA Table 1]
     "connect4": {"nh": 3, "a_sim": 2.0, "b_sim0": -1.4, "n_max": 200},
@@ -168,7 +168,7 @@ class AlphaDDA1Z(AlphaDDA1):
 
     Between games Z_0 moves by Wu et al.'s inter-game rule: down by dZ_0 after a win (mistakes at a
     lower value), up after a loss, dZ_0 shrinking by 0.95 a game to at least 0.03; it stays in
-    [-1, 2] (-1: always the least visited moves; 2: z at least z_a (2 - 1) = z_a, near AlphaDDA1 itself).
+    [-1, 2] (-1: z <= 0 throughout; 2: z at least z_a (2 - 1) = z_a, near AlphaDDA1 itself).
     The value steers within a game and Z_0 learns across games how far the opponent can be pushed.
     Each seat keeps its own Z_0 and step, learnt from its own games: the first move is worth much in
     Connect4, and one Z_0 for both seats balanced the total against Random (0.52 over 100 games) by
@@ -195,8 +195,8 @@ class AlphaDDA1Z(AlphaDDA1):
         dz = self.dz_0[player]
         if dz == 0.0:
             return
-        step = -dz if returns[player] > 0 else dz if returns[player] < 0 else 0.0
-        self.z_0[player] = min(self.Z0_RANGE[1], max(self.Z0_RANGE[0], self.z_0[player] + step))
+        z_0 = self.z_0[player] + inter_game_step(returns[player], dz)
+        self.z_0[player] = min(self.Z0_RANGE[1], max(self.Z0_RANGE[0], z_0))
         self.dz_0[player] = max(self.DZ_MIN, dz * self.DECAY)
 
 

@@ -65,6 +65,12 @@ class StrengthAdjuster:
         pass
 
 
+def inter_game_step(outcome: float, dz: float) -> float:
+    """Wu et al.'s inter-game change of a strength level after a game: -dz after a win, +dz after a loss."""
+    # [Wu inter-game]
+    return -dz if outcome > 0 else dz if outcome < 0 else 0.0
+
+
 class InterGame(StrengthAdjuster):
     """Inter-game adjustment: z falls by dz after a win and rises by dz after a loss; dz starts at
     `dz`, shrinks by `decay` after every game, never below `dz_min` (Wu et al.: 0.375, 0.95, 0.03)."""
@@ -82,12 +88,7 @@ class InterGame(StrengthAdjuster):
         return self.knobs(self.z)  # fixed for the whole game
 
     def game_over(self, returns, player):
-        outcome = returns[player]
-        if outcome > 0:
-            # [Wu inter-game]
-            self.z -= self.dz
-        elif outcome < 0:
-            self.z += self.dz
+        self.z += inter_game_step(returns[player], self.dz)
         self.dz = max(self.dz_min, self.dz * self.decay)
         self.games += 1
 
