@@ -101,6 +101,7 @@ class Breakthrough(Game):
     own_moves = 33  # measured: SP self-play at 1000 simulations lasts 66.2 plies on average
     intra_moves = 40
     minimax = None  # AlphaDDA defines no evaluation for it
+    symbols = ("b", "w")  # black moves first, from rows 8 and 7
 
     def planes(self, s):
         bits = np.arange(N * N, dtype=np.uint64).reshape(N, N)
@@ -108,15 +109,18 @@ class Breakthrough(Game):
 
     def render(self, s):
         p0, p1 = self.planes(s)
-        lines = [
-            f"{N - r}" + "".join("b" if p0[r, c] else "w" if p1[r, c] else "." for c in range(N)) for r in range(N)
-        ]
+        x, o = self.symbols
+        lines = [f"{N - r}" + "".join(x if p0[r, c] else o if p1[r, c] else "." for c in range(N)) for r in range(N)]
         return "\n".join(lines + [" " + "abcdefgh"[:N]]) + "\n"
 
+    def action_squares(self, s, action):
+        square, direction, _ = _decode(action)
+        r, c = divmod(int(square), N)
+        return (r, c), (r + int(_ROW_DR[direction]), c + int(_COL_DC[direction]))
+
     def action_to_string(self, s, action):
-        square, direction, capture = _decode(action)
-        r, c = divmod(square, N)
-        r2, c2 = r + int(_ROW_DR[direction]), c + int(_COL_DC[direction])
+        (r, c), (r2, c2) = self.action_squares(s, action)
+        _, _, capture = _decode(action)
         return f"{'abcdefgh'[c]}{N - r}{'abcdefgh'[c2]}{N - r2}" + ("*" if capture else "")
 
     def string_to_action(self, s, text):

@@ -86,8 +86,13 @@ class Connect4(Game):
 
     def render(self, s):
         p0, p1 = self.planes(s)
-        rows = ["".join("x" if a else "o" if b else "." for a, b in zip(r0, r1)) for r0, r1 in zip(p0, p1)]
+        x, o = self.symbols
+        rows = ["".join(x if a else o if b else "." for a, b in zip(r0, r1)) for r0, r1 in zip(p0, p1)]
         return "\n".join(rows + ["0123456"]) + "\n"
+
+    def action_squares(self, s, action):
+        filled = int(sum(plane[:, action].sum() for plane in self.planes(s)))
+        return None, (ROWS - 1 - filled, int(action))  # the disc lands on the column's lowest empty row
 
     def action_to_string(self, s, action):
         return str(action)

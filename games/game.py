@@ -38,7 +38,7 @@ class Game:
     """Rules and metadata of a two-player, zero-sum, perfect-information game.
 
     Subclasses set the class attributes below and implement `render`, `action_to_string`,
-    `string_to_action`, `planes` and `symmetry_maps`.
+    `string_to_action`, `planes`, `action_squares` and `symmetry_maps`.
     """
 
     name: str
@@ -51,6 +51,7 @@ class Game:
     own_moves: int  # one player's moves in a typical game (what on-line LSI budgets a game by)
     intra_moves: int  # one player's moves over which intra-game strength adjustment cools down
     minimax: str | None  # the family of AlphaDDA's minimax evaluation ("connect4", "othello"), or None
+    symbols: tuple[str, str] = ("x", "o")  # how `render` draws player 0's pieces and player 1's
 
     FACTS = ("name", "kernels", "state_size", "max_legal", "num_actions", "board_shape", "max_game_length",
              "own_moves", "intra_moves", "minimax")  # fmt: skip
@@ -98,6 +99,11 @@ class Game:
 
     def planes(self, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Boolean boards [rows, cols] of the pieces of player 0 and of player 1."""
+        raise NotImplementedError
+
+    def action_squares(self, s: np.ndarray, action: int) -> tuple[tuple[int, int] | None, tuple[int, int] | None]:
+        """The (row, column) squares of `planes` that `action` moves a piece from and to in position `s`;
+        None where it has none (a piece dropped or placed has no from-square, a pass neither)."""
         raise NotImplementedError
 
     def symmetry_maps(self) -> list[tuple[callable, np.ndarray]]:
@@ -178,6 +184,14 @@ class State:
 
     def history(self) -> list[int]:
         return list(self._history)
+
+    def action_squares(self, action: int) -> tuple[tuple[int, int] | None, tuple[int, int] | None]:
+        """The (row, column) squares of `planes()` that `action` moves a piece from and to (None: none)."""
+        return self._game.action_squares(self._s, action)
+
+    def planes(self) -> tuple[np.ndarray, np.ndarray]:
+        """Boolean boards [rows, cols] of the pieces of player 0 and of player 1, row 0 drawn at the top."""
+        return self._game.planes(self._s)
 
     def action_to_string(self, action: int) -> str:
         return self._game.action_to_string(self._s, int(action))

@@ -185,11 +185,15 @@ class Othello(Game):
         n = self.size
         p0, p1 = self.planes(s)
         letters = " ".join("abcdefgh"[:n])
+        x, o = self.symbols
         lines = [f"  {letters}"]
         for r in range(n):
-            cells = " ".join("x" if p0[r, c] else "o" if p1[r, c] else "." for c in range(n))
+            cells = " ".join(x if p0[r, c] else o if p1[r, c] else "." for c in range(n))
             lines.append(f"{r + 1} {cells}")
         return "\n".join(lines) + "\n"
+
+    def action_squares(self, s, action):
+        return None, (None if action == self.pass_action else divmod(int(action), self.size))
 
     def action_to_string(self, s, action):
         if action == self.pass_action:

@@ -8,7 +8,8 @@ True
 Every agent answers `select_action(state)` and hears `new_game(seed=None)`, `observe(state, action)`
 (each move of the game, its own and the opponent's, before it is applied) and `game_over(returns)`.
 `select_action` stays correct when the hooks are never called: the search finds its place in the
-game from the state's history.
+game from the state's history. `new_game(seed, seat=p)` tells an agent its seat up front, so that it can
+learn from a game it lost before it ever moved (a resignation).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from search.mcts import ALPHADDA, EPSILON, MCTS, REF, UCB1, VO, C, K, SearchResu
 from search.minimax import empty_squares, evaluation, minimax_action
 from search.move_choice import choose_move
 from search.spec import AgentSpec, Key, choice, number
-from search.strength import InterGame, IntraGame, Knobs, StrengthAdjuster
+from search.strength import InterGame, InterIntra, IntraGame, Knobs, StrengthAdjuster
 from tuner.strategies import NAMES as STRATEGY_NAMES
 from tuner.strategies import REGISTRY as STRATEGIES
 from tuner.strategies import check_settings, make_strategy, sa_mcts_space
@@ -39,8 +40,9 @@ class Agent:
         self.game = game
         self.rng = make_rng(seed)
 
-    def new_game(self, seed: int | None = None) -> None:
-        """A new game starts; `seed`, if given, reseeds the agent so the game can be replayed alone."""
+    def new_game(self, seed: int | None = None, *, seat: int | None = None) -> None:
+        """A new game starts; `seed`, if given, reseeds the agent so the game can be replayed alone; `seat`, if
+        given, is the agent's player (else it learns it at its first move)."""
         if seed is not None:
             self.rng[:] = make_rng(seed)
 
@@ -52,6 +54,10 @@ class Agent:
 
     def select_action(self, state: games.State) -> int:
         raise NotImplementedError
+
+    def strength(self) -> dict[str, float]:
+        """The strength knobs in force, by name, for a person to see (none for a fixed player)."""
+        return {}
 
 
 class RandomAgent(Agent):
@@ -80,9 +86,9 @@ class SearchAgent(Agent):
         self.last_search: SearchResult | None = None
         self._seat = None
 
-    def new_game(self, seed=None):
+    def new_game(self, seed=None, *, seat=None):
         super().new_game(seed)
-        self._seat = None
+        self._seat = seat
         if self.adjuster is not None:
             self.adjuster.new_game()
 
@@ -93,6 +99,11 @@ class SearchAgent(Agent):
     def game_over(self, returns):
         if self.adjuster is not None and self._seat is not None:
             self.adjuster.game_over(returns, self._seat)
+
+    def strength(self):
+        """z (inf: the most visited move) and the search budget as they stand."""
+        budget = {"simulations": self.simulations} if self.seconds is None else {"seconds": self.seconds}
+        return {"z": self.z, **budget}
 
     def apply(self, knobs: Knobs | None) -> None:
         """Take the strength knobs an adjuster asks for (None: keep everything as it is)."""
@@ -133,8 +144,8 @@ class MCTSAgent(SearchAgent):
         super().__init__(game, seed, simulations=simulations, seconds=seconds, z=z, rth=rth, adjuster=adjuster)
         self.search = MCTS(game, params, settings, self.rng, mast_decay=mast_decay, tuners=tuners, tuned=tuned)
 
-    def new_game(self, seed=None):
-        super().new_game(seed)
+    def new_game(self, seed=None, *, seat=None):
+        super().new_game(seed, seat=seat)
         self.search.reset()
 
     def tuning(self) -> list[dict] | None:
@@ -175,8 +186,16 @@ _BUDGET = {
 _CHOICE = {
     "z": Key(number(-math.inf, infinite=True), None, "softmax strength index (inf: most visited; 0 with dsa)"),
     "rth": Key(number(0, 1), 0.1, "candidates need at least rth times the top visit count"),
-    "dsa": Key(choice("none", "inter", "intra"), "none", "dynamic strength adjustment of z (Wu et al.)"),
-    "dz": Key(number(1e-9), None, "z step: inter 0.375 at the start, intra dZ 0.1 (the paper's defaults)"),
+    "dsa": Key(
+        choice("none", "inter", "intra", "both"),
+        "none",
+        "dynamic strength adjustment of z (Wu et al.); both: each game starts at inter's level, intra moves it",
+    ),
+    "dz": Key(
+        number(1e-9),
+        None,
+        "z step: inter 0.375 at the start, intra dZ 0.1 (the paper's defaults); both: inter's (intra keeps 0.1)",
+    ),
     "dz_decay": Key(number(0, 1), 0.95, "inter: dz is multiplied by this after every game"),
     "dz_min": Key(number(), 0.03, "inter: dz never falls below this"),
     "dsa_eps": Key(number(1e-9, 0.5), 0.1, "intra: half-width of the band around W = 0.5 with smaller steps"),
@@ -266,10 +285,10 @@ def _choice(game, o) -> dict:
         return {"z": math.inf if o["z"] is None else o["z"], "rth": o["rth"]}
     z0 = 0.0 if o["z"] is None else o["z"]
     floor = None if o["floor"] == -math.inf else o["floor"]
-    if o["dsa"] == "inter":
-        adjuster = InterGame(o["dz"] or 0.375, o["dz_decay"], o["dz_min"], z0, floor)
-    else:
-        adjuster = IntraGame(o["dz"] or 0.1, o["dsa_eps"], o["dsa_moves"] or game.intra_moves, z0, floor)
+    inter = InterGame(o["dz"] or 0.375, o["dz_decay"], o["dz_min"], z0, floor)
+    intra_dz = 0.1 if o["dsa"] == "both" else o["dz"] or 0.1
+    intra = IntraGame(intra_dz, o["dsa_eps"], o["dsa_moves"] or game.intra_moves, z0, floor)
+    adjuster = {"inter": inter, "intra": intra}.get(o["dsa"]) or InterIntra(inter, intra)
     return {"z": z0, "rth": o["rth"], "adjuster": adjuster}
 
 
@@ -548,10 +567,10 @@ def group_key(spec: str | AgentSpec) -> tuple:
 
 
 def adapts_between_games(spec: str | AgentSpec) -> bool:
-    """Whether agents of `spec` carry what they learn from one game to the next of a match (dsa=inter,
-    dda=alphadda1z with a z_0 step), so that a match must give them its games one after another."""
+    """Whether agents of `spec` carry what they learn from one game to the next of a match (dsa=inter or
+    both, dda=alphadda1z with a z_0 step), so that a match must give them its games one after another."""
     o = parse_spec(spec).options
-    return o.get("dsa") == "inter" or (o.get("dda") == "alphadda1z" and o.get("dz_0") != 0)
+    return o.get("dsa") in ("inter", "both") or (o.get("dda") == "alphadda1z" and o.get("dz_0") != 0)
 
 
 def batches(spec: str | AgentSpec) -> bool:

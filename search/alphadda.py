@@ -175,6 +175,7 @@ class AlphaDDA1Z(AlphaDDA1):
     winning as first player and losing as second (0.88 and 0.16). dz_0 = 0 keeps Z_0 fixed.
     """
 
+    STATE = ("z_0", "dz_0")  # per seat: what a profile keeps between sessions
     Z0_RANGE = (-1.0, 2.0)
     DECAY, DZ_MIN = 0.95, 0.03  # Wu et al.'s inter-game schedule
 

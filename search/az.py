@@ -37,14 +37,24 @@ class AZAgent(SearchAgent):
         self.puct, self.row = puct, row
         self.t_opening, self.tau = t_opening, tau  # the first t_opening plies: eq. (9) instead of softmax-z
         self.dropout = float(dropout)
+        self.dropout_adjusted = False  # whether an adjuster sets the dropout (AlphaDDA2)
         self.target = math.nan  # AlphaDDA3's v̄ c; nan: plain PUCT
         self.uct_c = float(uct_c)
         self.every_move = False  # AlphaDDA1Z's move choice (Knobs.every_move)
         puct.reset(row, seed=derive_seeds(seed, 1, bits=64)[0])
 
-    def new_game(self, seed=None):
-        super().new_game(seed)
+    def new_game(self, seed=None, *, seat=None):
+        super().new_game(seed, seat=seat)
         self.puct.reset(self.row, seed=None if seed is None else derive_seeds(seed, 1, bits=64)[0])
+
+    def strength(self):
+        """z, the budget and, where set, the dropout probability (AlphaDDA2) and AlphaDDA3's target v̄ c."""
+        out = super().strength()
+        if self.dropout > 0 or self.dropout_adjusted:
+            out["dropout"] = self.dropout
+        if not math.isnan(self.target):
+            out["target"] = self.target
+        return out
 
     def apply(self, knobs):
         super().apply(knobs)
@@ -52,6 +62,7 @@ class AZAgent(SearchAgent):
             return
         if knobs.dropout is not None:
             self.dropout = float(knobs.dropout)
+            self.dropout_adjusted = True
         if knobs.target is not None:
             self.target = float(knobs.target)
         if knobs.every_move is not None:

@@ -295,6 +295,12 @@ class SearchResult:
     simulations: int
     seconds: float
 
+    def score(self) -> float | None:
+        """The mover's expected score by this search (win 1, draw 0.5): its moves' values weighted by their
+        visits; None if no move was visited."""
+        total = float(self.visits.sum())
+        return float(self.visits @ self.values) / total if total > 0 else None
+
     def most_visited(self, rng) -> int:
         """The most visited action, ties broken with `rng`."""
         best = np.flatnonzero(self.visits == self.visits.max())

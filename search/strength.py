@@ -7,7 +7,9 @@ applies them. The AlphaDDA agents use the same interface with their own knobs an
 as the signal.
 
 State lifetime: a new adjuster (or `reset()`) starts a match; `InterGame` keeps its state from game
-to game of a match, `IntraGame` starts every game afresh and keeps its state from move to move.
+to game of a match, `IntraGame` starts every game afresh and keeps its state from move to move, and
+`InterIntra` does both. `state_dict()` / `load_state_dict()` save and restore that state as plain
+JSON-able data: a player's profile between sessions, a position before an undo.
 """
 
 from __future__ import annotations
@@ -37,9 +39,23 @@ class StrengthAdjuster:
     simulation (an almost random move). None turns this off.
     """
 
+    STATE: tuple[str, ...] = ()  # the attributes that hold what the adjuster has learnt (state_dict's fields)
+
     def __init__(self, floor: float | None = None):
         self.floor = floor
         self.reset()
+
+    def state_dict(self) -> dict:
+        """What the adjuster has learnt, as JSON-able data: its kind and the attributes named in STATE."""
+        return {"kind": type(self).__name__, **{name: _plain(getattr(self, name)) for name in self.STATE}}
+
+    def load_state_dict(self, state: dict) -> None:
+        """Restore `state_dict()`'s data; ValueError in one line if it is another kind's or malformed,
+        leaving the adjuster as it was."""
+        _check_fields(state, type(self).__name__, self.STATE)
+        values = {name: _checked(name, state[name], getattr(self, name)) for name in self.STATE}
+        for name, value in values.items():
+            setattr(self, name, value)
 
     def knobs(self, z: float, budget: bool = True) -> Knobs:
         """The softmax index for `z` and, if `budget`, the share of the search budget for `z`."""
@@ -65,6 +81,34 @@ class StrengthAdjuster:
         pass
 
 
+def _check_fields(state, kind: str, fields) -> None:
+    """ValueError in one line unless `state` is a dict of `kind` with exactly `fields` beside its kind."""
+    if not isinstance(state, dict) or state.get("kind") != kind:
+        found = state.get("kind") if isinstance(state, dict) else type(state).__name__
+        raise ValueError(f"the saved state is a {found}'s, not a {kind}'s")
+    if set(state) != {"kind", *fields}:
+        raise ValueError(f"a {kind}'s saved state has fields {', '.join(fields)}, not {', '.join(state)}")
+
+
+def _plain(value):
+    """A number, or a list of numbers, as JSON writes it."""
+    return [_plain(v) for v in value] if isinstance(value, (list, tuple)) else value
+
+
+def _checked(name: str, saved, current):
+    """`saved` if it has `current`'s shape (a finite number, an int where an int is, or a list of as many);
+    ValueError in one line otherwise."""
+    if isinstance(current, list):
+        if not isinstance(saved, list) or len(saved) != len(current):
+            raise ValueError(f"saved {name} should be a list of {len(current)} numbers, got {saved!r}")
+        return [_checked(name, s, c) for s, c in zip(saved, current)]
+    integer = isinstance(current, int)
+    ok = isinstance(saved, int) if integer else isinstance(saved, (int, float)) and math.isfinite(saved)
+    if not ok or isinstance(saved, bool):
+        raise ValueError(f"saved {name} should be {'a whole number' if integer else 'a finite number'}, got {saved!r}")
+    return int(saved) if integer else float(saved)
+
+
 def inter_game_step(outcome: float, dz: float) -> float:
     """Wu et al.'s inter-game change of a strength level after a game: -dz after a win, +dz after a loss."""
     # [Wu inter-game]
@@ -75,13 +119,15 @@ class InterGame(StrengthAdjuster):
     """Inter-game adjustment: z falls by dz after a win and rises by dz after a loss; dz starts at
     `dz`, shrinks by `decay` after every game, never below `dz_min` (Wu et al.: 0.375, 0.95, 0.03)."""
 
+    STATE = ("z", "dz", "games")
+
     def __init__(self, dz=0.375, decay=0.95, dz_min=0.03, z0=0.0, floor=None):
         self.dz0, self.decay, self.dz_min, self.z0 = dz, decay, dz_min, z0
         super().__init__(floor)
 
     def reset(self):
-        self.z = self.z0
-        self.dz = self.dz0
+        self.z = float(self.z0)
+        self.dz = float(self.dz0)
         self.games = 0
 
     def before_search(self, state):
@@ -98,6 +144,8 @@ class IntraGame(StrengthAdjuster):
     z falls when W > 0.5 and rises when W < 0.5 by dz = dZ (or dZ |W - 0.5| / eps inside the band of
     half-width eps), with dZ falling linearly from `dz` to 0 over `moves` of the agent's moves."""
 
+    STATE = ("z", "moves_made")
+
     def __init__(self, dz=0.1, eps=0.1, moves=21, z0=0.0, floor=None):
         self.dz0, self.eps, self.moves, self.z0 = dz, eps, moves, z0
         super().__init__(floor)
@@ -106,7 +154,7 @@ class IntraGame(StrengthAdjuster):
         self.new_game()
 
     def new_game(self):
-        self.z = self.z0
+        self.z = float(self.z0)
         self.moves_made = 0
 
     def step(self, w: float) -> float:
@@ -125,3 +173,49 @@ class IntraGame(StrengthAdjuster):
         self.z += self.step(float(result.values[best]))
         self.moves_made += 1
         return self.knobs(self.z, budget=False)
+
+
+class InterIntra(StrengthAdjuster):
+    """Beyond the paper: both of Wu et al.'s adjustments at once. Each game starts at the inter-game level
+    z (which moves by dz after each game, as `InterGame`'s), and within the game z moves from there by
+    eq. 18, as `IntraGame`'s: the level learns the opponent over games, the intra-game steps correct a
+    game that is running away. Wu et al. present the two separately; this is the `dsa=both` agents'."""
+
+    def __init__(self, inter: InterGame, intra: IntraGame):
+        self.inter, self.intra = inter, intra
+        super().__init__(intra.floor)
+
+    @property
+    def z(self) -> float:
+        return self.intra.z
+
+    def reset(self):
+        self.inter.reset()
+        self.new_game()
+
+    def new_game(self):
+        self.intra.z0 = self.inter.z
+        self.intra.new_game()
+
+    def before_search(self, state):
+        return self.intra.before_search(state)
+
+    def after_search(self, state, result):
+        return self.intra.after_search(state, result)
+
+    def game_over(self, returns, player):
+        self.inter.game_over(returns, player)
+
+    def state_dict(self):
+        return {"kind": type(self).__name__, "inter": self.inter.state_dict(), "intra": self.intra.state_dict()}
+
+    def load_state_dict(self, state):
+        _check_fields(state, type(self).__name__, ("inter", "intra"))
+        inter, intra = self.inter.state_dict(), self.intra.state_dict()
+        try:
+            self.inter.load_state_dict(state["inter"])
+            self.intra.load_state_dict(state["intra"])
+        except ValueError:
+            self.inter.load_state_dict(inter)
+            self.intra.load_state_dict(intra)
+            raise

@@ -91,6 +91,28 @@ def test_action_strings_round_trip(name):
 
 
 @pytest.mark.parametrize("name", ALL)
+def test_action_squares_are_where_the_mover_s_piece_goes(name):
+    """What the play page draws a move by: the to-square is empty (or the opponent's) before and the mover's
+    after; a from-square holds the mover's piece before and is empty after; a pass has neither."""
+    rng = random.Random(4)
+    for _ in range(20):
+        state = games.load(name).new_initial_state()
+        while not state.is_terminal():
+            action = rng.choice(state.legal_actions())
+            mover = state.current_player()
+            start, end = state.action_squares(action)
+            before = state.planes()
+            state.apply_action(action)
+            after = state.planes()
+            if end is None:  # an Othello pass
+                assert start is None and state.action_to_string(action) == "pass"
+                continue
+            assert not before[mover][end] and after[mover][end]
+            if start is not None:
+                assert before[mover][start] and not after[mover][start] and not after[1 - mover][start]
+
+
+@pytest.mark.parametrize("name", ALL)
 def test_encode_is_from_the_view_of_the_player_to_move(name):
     game = games.load(name)
     for state in random_game(game, 5, stop_before_end=True)[:12]:

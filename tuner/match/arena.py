@@ -77,8 +77,8 @@ def play_game(game, agent_a, agent_b, seed: int, index: int) -> GameResult:
     seed_a, seed_b = game_seeds(seed, index)
     a_seat = index % 2
     seats = [agent_a, agent_b] if a_seat == 0 else [agent_b, agent_a]
-    agent_a.new_game(seed_a)
-    agent_b.new_game(seed_b)
+    agent_a.new_game(seed_a, seat=a_seat)
+    agent_b.new_game(seed_b, seat=1 - a_seat)
     state = game.new_initial_state()
     while not state.is_terminal():
         action = seats[state.current_player()].select_action(state)
@@ -133,8 +133,8 @@ def _play_share(game_name, tables, on_game, concurrent) -> list[list[GameResult]
         if not waiting[t]:
             return None
         i = waiting[t].pop()
-        for agent, seed in zip(agents(k), game_seeds(tables[t][2], i)):
-            agent.new_game(seed)
+        for seat, (agent, seed) in enumerate(zip(agents(k), game_seeds(tables[t][2], i))):
+            agent.new_game(seed, seat=(i + seat) % 2)  # A sits at i % 2, B at the other
         return i, game.new_initial_state(), i % 2
 
     playing = [start(k) for k in range(len(table_of))]
