@@ -7,6 +7,8 @@ import sys
 import games
 
 EXAMPLES = """examples:
+  sparring play connect4 --profile ada                  play an opponent that adapts to you
+  sparring serve                                        the same on a local web page
   sparring demo                                         MCTS1 against random, drawn in the terminal
   sparring arena connect4 mcts1 mcts4 --games 40        a seat-balanced match with 95% intervals
   sparring tournament connect4 mcts1 mcts2 minimax1 random --games 20
@@ -71,10 +73,11 @@ def _check_specs(game, specs):
 
 
 def _arena(args) -> int:
+    import search
     from tuner.match import format_interval, play_match
 
     _check_specs(games.load(args.game), [args.spec_a, args.spec_b])
-    if args.workers > 1 and any("dsa=inter" in spec for spec in (args.spec_a, args.spec_b)):
+    if args.workers > 1 and any(search.adapts_between_games(spec) for spec in (args.spec_a, args.spec_b)):
         print("note: with several workers each one has its own inter-game adjuster, which sees only that "
               "worker's games; use --workers 1 to adjust over the whole match", file=sys.stderr)  # fmt: skip
     with _progress(args.games, f"{args.spec_a} vs {args.spec_b}") as bar:
@@ -225,8 +228,9 @@ def build_parser() -> argparse.ArgumentParser:
     tournament.add_argument("--anchor", action="append", metavar="SPEC=RATING", help="hold an agent's rating fixed")
     tournament.set_defaults(run=_tournament)
 
-    from tuner.cli import net, study, train
+    from tuner.cli import net, play, study, train
 
+    play.add_commands(sub)
     study.add_commands(sub)
     net.add_commands(sub)
     train.add_commands(sub)
@@ -244,7 +248,11 @@ def main(argv=None) -> int:
     try:
         return args.run(args)
     except (CommandError, StudyError) as error:
-        sub = getattr(args, "study_command", None) or getattr(args, "net_command", None)
+        sub = (
+            getattr(args, "study_command", None)
+            or getattr(args, "net_command", None)
+            or getattr(args, "profiles_command", None)
+        )
         command = args.command + (f" {sub}" if sub else "")
         print(f"sparring {command}: error: {error}", file=sys.stderr)
         return 2

@@ -1,0 +1,359 @@
+"""A person against the adaptive opponent: adjuster state, the Opponent API, profiles, the terminal session
+and the web server (the browser test is in test_play_browser.py)."""
+
+import io
+import sqlite3
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+
+import games
+import search
+from search.mcts import SearchResult
+from search.strength import InterGame, InterIntra, IntraGame
+from tuner.cli import main
+from tuner.play import Opponent, OutOfTurn, ProfileError, Profiles
+
+FAST = "mcts:simulations=50,dsa=both"
+
+
+def _result(w: float) -> SearchResult:
+    """Root statistics whose most visited move has win rate `w`."""
+    return SearchResult(np.array([0, 1]), np.array([10.0, 5.0]), np.array([w, 0.5]), 15, 0.0)
+
+
+# --- adjuster state --------------------------------------------------------------------------------------
+
+
+def test_inter_game_state_round_trip_by_hand():
+    adj = InterGame()
+    adj.game_over([1.0, -1.0], player=0)  # its win: z -0.375
+    adj.game_over([1.0, -1.0], player=1)  # its loss: z + 0.375 * 0.95
+    state = adj.state_dict()
+    assert state == {"kind": "InterGame", "z": pytest.approx(-0.375 + 0.35625), "dz": pytest.approx(0.375 * 0.95**2),
+                     "games": 2}  # fmt: skip
+    fresh = InterGame()
+    fresh.load_state_dict(state)
+    assert (fresh.z, fresh.dz, fresh.games) == (adj.z, adj.dz, 2)
+    fresh.game_over([1.0, -1.0], player=0)  # goes on with the restored step, not the starting 0.375
+    assert fresh.z == pytest.approx(state["z"] - 0.375 * 0.95**2)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"kind": "IntraGame", "z": 0.0, "moves_made": 0},  # another adjuster's
+        {"kind": "InterGame", "z": 0.0, "dz": 0.1},  # a field missing
+        {"kind": "InterGame", "z": float("nan"), "dz": 0.1, "games": 1},
+        {"kind": "InterGame", "z": "0", "dz": 0.1, "games": 1},
+        {"kind": "InterGame", "z": 0.0, "dz": 0.1, "games": 1.5},
+        [1, 2],
+    ],
+)
+def test_a_bad_state_is_refused_and_changes_nothing(bad):
+    adj = InterGame()
+    adj.game_over([1.0, -1.0], player=0)
+    before = adj.state_dict()
+    with pytest.raises(ValueError, match="saved"):
+        adj.load_state_dict(bad)
+    assert adj.state_dict() == before
+
+
+def test_inter_intra_starts_each_game_at_the_inter_level():
+    adj = InterIntra(InterGame(dz=0.375), IntraGame(dz=0.1, eps=0.1, moves=10))
+    adj.new_game()
+    assert adj.before_search(None).z == 0.0
+    adj.after_search(None, _result(0.9))  # winning by far: intra steps z down by the full dZ
+    assert adj.z == pytest.approx(-0.1)
+    adj.game_over([-1.0, 1.0], player=0)  # it lost: the inter level rises by 0.375
+    adj.new_game()
+    assert adj.z == pytest.approx(0.375)  # the intra step of the last game is forgotten, the level kept
+    state = adj.state_dict()
+    other = InterIntra(InterGame(dz=0.375), IntraGame(dz=0.1, eps=0.1, moves=10))
+    other.load_state_dict(state)
+    other.new_game()
+    assert other.z == pytest.approx(0.375) and other.inter.dz == pytest.approx(0.375 * 0.95)
+    with pytest.raises(ValueError):
+        other.load_state_dict({**state, "inter": {"kind": "InterGame", "z": 1.0}})
+    assert other.state_dict() == state
+
+
+def test_alphadda1z_keeps_each_seats_level():
+    game = games.load("connect4")
+    agent = search.make_agent(game, "az:net=uniform,dda=alphadda1z,dz_0=0.375", seed=0)
+    adj = agent.adjuster
+    adj.game_over([1.0, -1.0], player=0)  # seat 0 won: its z_0 falls; seat 1's stays
+    state = adj.state_dict()
+    assert state["kind"] == "AlphaDDA1Z" and state["z_0"] == pytest.approx([0.6 - 0.375, 0.6])
+    fresh = search.make_agent(game, "az:net=uniform,dda=alphadda1z,dz_0=0.375", seed=1).adjuster
+    fresh.load_state_dict(state)
+    assert fresh.z_0 == pytest.approx([0.225, 0.6]) and fresh.dz_0 == pytest.approx([0.375 * 0.95, 0.375])
+
+
+def test_dsa_both_is_an_agent_that_adapts_between_games():
+    agent = search.make_agent("connect4", "mcts:dsa=both,simulations=20", seed=0)
+    assert isinstance(agent.adjuster, InterIntra) and search.adapts_between_games("mcts:dsa=both")
+    assert agent.adjuster.inter.dz == 0.375 and agent.adjuster.intra.dz0 == 0.1
+
+
+# --- the Opponent --------------------------------------------------------------------------------------
+
+
+def test_moves_replies_and_undo_restore_the_game_and_the_adjuster():
+    bot = Opponent("connect4", FAST, seed=3)
+    bot.new_game(human_first=True)
+    bot.move("3")
+    first = bot.reply()
+    assert first.ply == 1 and first.action in range(7) and 0 <= first.estimate <= 1
+    before = (bot.state.history(), bot.adjuster.state_dict(), list(bot.turns))
+    bot.move(first.action)  # an action id works as well as its name
+    second = bot.reply()
+    assert bot.adjuster.state_dict() != before[1]  # the intra-game step moved z
+    assert bot.turns == [first, second]
+    bot.undo()
+    assert (bot.state.history(), bot.adjuster.state_dict(), bot.turns) == before
+    bot.undo()
+    assert bot.state.history() == [] and bot.turns == []
+    with pytest.raises(OutOfTurn, match="not moved yet"):
+        bot.undo()
+
+
+def test_an_illegal_or_malformed_move_changes_nothing():
+    bot = Opponent("othello6", FAST, seed=0)
+    bot.new_game(human_first=True)
+    with pytest.raises(ValueError, match=r"a1 is not a legal move here; legal: c2 b3 e4 d5"):
+        bot.move("a1")
+    with pytest.raises(ValueError, match="write a square"):
+        bot.move("z9")
+    with pytest.raises(ValueError, match="not a legal move"):
+        bot.move(99)
+    assert bot.state.history() == [] and bot.human_to_move
+    with pytest.raises(OutOfTurn, match="person's turn"):
+        bot.reply()
+
+
+def test_resigning_teaches_the_opponent_even_before_it_moved():
+    bot = Opponent("connect4", "mcts:dsa=inter,simulations=20", seed=0)
+    bot.new_game(human_first=True)
+    bot.resign()  # its win: Wu's inter-game rule lowers its z by 0.375
+    assert bot.result == "loss" and bot.adjuster.z == pytest.approx(-0.375) and bot.record.losses == 1
+    with pytest.raises(OutOfTurn, match="over"):
+        bot.move("3")
+
+
+def test_losing_to_the_person_makes_it_stronger():
+    # the person plays a strong search against a one-simulation opponent: the person wins, its z rises
+    bot = Opponent("connect4", "mcts:dsa=inter,simulations=1", seed=0)
+    person = search.make_agent("connect4", "mcts:simulations=2000", seed=0)
+    bot.new_game(human_first=True)
+    while not bot.over:
+        if bot.human_to_move:
+            bot.move(person.select_action(bot.state))
+        else:
+            bot.reply()
+    assert bot.result == "win" and bot.record.wins == 1 and bot.adjuster.z == pytest.approx(0.375)
+
+
+def test_a_hint_finds_the_win_and_leaves_the_game_alone():
+    bot = Opponent("connect4", FAST, seed=0, hint="mcts:simulations=500")
+    bot.new_game(human_first=True, moves=[0, 1, 0, 1, 0, 1])  # the person has three in column 0
+    adjuster = bot.adjuster.state_dict()
+    assert bot.human_to_move and bot.hint() == (0, "0")  # column 0 wins at once
+    assert bot.state.history() == [0, 1, 0, 1, 0, 1] and bot.adjuster.state_dict() == adjuster
+    with pytest.raises(ValueError, match="not a legal move"):
+        bot.new_game(moves=[0] * 7)  # the column is full after six
+    with pytest.raises(ValueError, match="ends the game"):
+        bot.new_game(moves=[0, 1, 0, 1, 0, 1, 0])
+
+
+def test_the_same_seed_and_moves_replay_the_same_replies():
+    def replies(seed):
+        bot = Opponent("connect4", FAST, seed=seed)
+        bot.new_game(human_first=True)
+        out = []
+        for column in (3, 3, 2, 4):
+            if bot.over:
+                break
+            if column in bot.state.legal_actions():
+                bot.move(column)
+            else:
+                bot.move(bot.state.legal_actions()[0])
+            out.append(bot.reply().action)
+        return out
+
+    assert replies(5) == replies(5)
+    assert any(replies(5) != replies(s) for s in (6, 7, 8))
+
+
+# --- profiles ------------------------------------------------------------------------------------------
+
+
+def _lose_one(bot):
+    bot.new_game(human_first=True)
+    bot.resign()
+
+
+def test_a_profile_remembers_the_level_across_sessions(tmp_path):
+    path = tmp_path / "p.sqlite"
+    first = Opponent("connect4", "mcts:dsa=inter,simulations=20", profile="ada", profiles=path, seed=0)
+    _lose_one(first)
+    _lose_one(first)
+    level = first.adjuster.z
+    assert level == pytest.approx(-0.375 - 0.375 * 0.95)
+    reordered = "mcts:simulations=20,dsa=inter"  # the same spec: the same profile
+    again = Opponent("connect4", reordered, profile="ada", profiles=path, seed=1)
+    assert again.adjuster.z == pytest.approx(level) and again.adjuster.dz == pytest.approx(0.375 * 0.95**2)
+    assert (again.record.wins, again.record.draws, again.record.losses) == (0, 0, 2)
+    other = Opponent("connect4", "mcts:dsa=inter,simulations=30", profile="ada", profiles=path)  # another spec
+    assert other.adjuster.z == 0.0 and other.record.games == 0
+    history = Profiles(path).history("ada", "connect4", "mcts:dsa=inter,simulations=20")
+    assert [h["result"] for h in history] == ["loss", "loss"] and history[1]["state"]["z"] == pytest.approx(level)
+    assert [p.name for p in Profiles(path).list()] == ["ada"]  # the spec that never finished a game saved nothing
+
+
+def test_a_file_that_is_not_ours_is_refused_untouched(tmp_path):
+    garbage = tmp_path / "garbage.sqlite"
+    garbage.write_bytes(b"not a database at all" * 100)
+    with pytest.raises(ProfileError, match="cannot use .* as a profile database"):
+        Profiles(garbage)
+    foreign = tmp_path / "foreign.sqlite"
+    with sqlite3.connect(foreign) as db:
+        db.execute("CREATE TABLE notes (text TEXT)")
+    content = foreign.read_bytes()
+    with pytest.raises(ProfileError, match="not a sparring profile database"):
+        Opponent("connect4", FAST, profile="ada", profiles=foreign)
+    assert foreign.read_bytes() == content
+    with pytest.raises(ProfileError, match="is a folder"):
+        Profiles(tmp_path)
+
+
+def test_a_damaged_profile_is_an_error_not_a_fresh_start(tmp_path):
+    path = tmp_path / "p.sqlite"
+    _lose_one(Opponent("connect4", "mcts:dsa=inter,simulations=20", profile="ada", profiles=path))
+    with sqlite3.connect(path) as db:
+        db.execute('UPDATE profiles SET state = \'{"kind": "InterGame", "z": \'')
+    with pytest.raises(ProfileError, match="damaged"):
+        Opponent("connect4", "mcts:dsa=inter,simulations=20", profile="ada", profiles=path)
+    with sqlite3.connect(path) as db:
+        db.execute("""UPDATE profiles SET state = '{"kind": "IntraGame", "z": 0.0, "moves_made": 0}'""")
+    with pytest.raises(ProfileError, match="does not fit this opponent: the saved state is a IntraGame's"):
+        Opponent("connect4", "mcts:dsa=inter,simulations=20", profile="ada", profiles=path)
+    with pytest.raises(ValueError, match="bad profile name"):
+        Opponent("connect4", FAST, profile=" ", profiles=path)
+
+
+# --- the terminal session ------------------------------------------------------------------------------
+
+
+def test_the_terminal_session_through_stdin(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "p.sqlite"
+    lines = ["3", "9", "x3", "hint", "undo", "2", "resign", "y", "quit"]
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(lines) + "\n"))
+    code = main(["play", "connect4", "--opponent", "mcts:dsa=inter,simulations=30", "--seed", "2", "--profile",
+                 "ada", "--profiles", str(path), "--hint", "mcts:simulations=100"])  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "error: bad connect4 action '9': write a column number from 0 to 6" in out
+    assert "error: bad connect4 action 'x3'" in out
+    assert "Hint: " in out and "Took back your last move and its reply." in out
+    assert out.count("It plays ") == 3  # replies to 3 (taken back) and to 2; its first move of game two
+    assert "You lost. profile 'ada': 1 games against it, you won 0, drew 0, lost 1." in out
+    assert "New game: you play second, as o; its strength: z -0.38, 30 simulations." in out  # learnt from the loss
+    assert "Left the game unfinished: it is not counted." in out
+    saved = Profiles(path).load("ada", "connect4", "mcts:dsa=inter,simulations=30")
+    assert saved.losses == 1 and saved.state["z"] == pytest.approx(-0.375)
+
+
+def test_play_refuses_a_bad_opponent_in_one_line(capsys):
+    assert main(["play", "connect4", "--opponent", "mcts:sims=3"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "unknown key 'sims'" in err[0]
+
+
+# --- the web server ------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def client(tmp_path):
+    """client() -> a new browser (its own cookies) on one server."""
+    from starlette.testclient import TestClient
+
+    from tuner.play.web import make_app
+
+    app = make_app(profiles=tmp_path / "web.sqlite", seed=0, hint="mcts:simulations=50")
+    return lambda: TestClient(app)
+
+
+def test_the_endpoints_play_a_game(client):
+    c = client()
+    assert c.get("/").status_code == 200 and "sparring" in c.get("/").text
+    assert c.get("/api/state").status_code == 404
+    games_offered = {g["name"]: g for g in c.get("/api/options").json()["games"]}
+    assert games_offered["connect4"]["opponents"][0]["spec"] == "mcts:dsa=both"
+    view = c.post("/api/new", json={"game": "connect4", "opponent": FAST, "first": True}).json()
+    assert view["human_to_move"] and len(view["legal"]) == 7 and view["legal"][3]["to"] == [5, 3]
+    view = c.post("/api/move", json={"move": 3}).json()
+    assert view["plies"] == 2 and view["board"][5][3] == 1 and len(view["turns"]) == 1
+    assert view["turns"][0]["strength"]["simulations"] == 50 and view["human_to_move"]
+    reply = view["last"]["to"]
+    assert view["board"][reply[0]][reply[1]] == 2
+    hint = c.post("/api/hint", json={}).json()["hint"]
+    assert hint["action"] in range(7) and c.get("/api/state").json()["plies"] == 2
+    assert c.post("/api/undo", json={}).json()["plies"] == 0
+    done = c.post("/api/resign", json={}).json()
+    assert done["over"] and done["result"] == "loss" and done["record"]["losses"] == 1
+
+
+def test_bad_requests_get_4xx_and_change_nothing(client):
+    c = client()
+    c.post("/api/new", json={"game": "connect4", "opponent": FAST})
+    c.post("/api/move", json={"move": 0})
+    before = c.get("/api/state").json()
+    for body, status, message in [
+        ({"move": 9}, 400, "not a legal move"),
+        ({"move": "seven"}, 400, "bad connect4 action"),
+        ({"move": True}, 400, "give the move"),
+        ({}, 400, "give the move"),
+    ]:
+        r = c.post("/api/move", json=body)
+        assert r.status_code == status and message in r.json()["error"]
+    r = c.post("/api/move", content=b"move=3", headers={"content-type": "application/x-www-form-urlencoded"})
+    assert r.status_code == 415
+    r = c.post("/api/move", content=b"{not json", headers={"content-type": "application/json"})
+    assert r.status_code == 400 and "not valid JSON" in r.json()["error"]
+    assert c.get("/api/state").json() == before
+    for body, message in [
+        ({"game": "chess"}, "unknown game"),
+        ({"game": "connect4", "opponent": "mcts:sims=3"}, "unknown key"),
+        ({"game": "connect4", "opponent": "az:net=/etc/passwd"}, "shipped nets only"),
+        ({"game": "connect4", "opponent": "mcts:simulations=10000000"}, "more than the page allows"),
+        ({"game": "connect4", "first": "yes"}, "first is true"),
+    ]:
+        r = c.post("/api/new", json=body)
+        assert r.status_code == 400 and message in r.json()["error"]
+    assert c.get("/api/state").json() == before  # a refused new game leaves the old one
+    c.post("/api/resign", json={})
+    r = c.post("/api/move", json={"move": 3})
+    assert r.status_code == 409 and "over" in r.json()["error"]
+
+
+def test_sessions_are_separate_and_run_at_once(client):
+    clients = [client() for _ in range(4)]  # one server; a TestClient keeps its own cookies: one browser each
+    for c in clients:
+        c.post("/api/new", json={"game": "connect4", "opponent": FAST, "first": True})
+
+    def play(k):
+        c = clients[k]
+        for _ in range(3):
+            view = c.get("/api/state").json()
+            if view["over"]:
+                break
+            c.post("/api/move", json={"move": view["legal"][k % len(view["legal"])]["action"]})
+        return c.get("/api/state").json()
+
+    with ThreadPoolExecutor(4) as pool:
+        views = list(pool.map(play, range(4)))
+    for k, view in enumerate(views):
+        assert view["plies"] in (5, 6) or view["over"]  # three moves and replies each, in its own game
+        assert view["board"][5][k % 7] == 1  # its own first move, not another session's

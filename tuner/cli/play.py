@@ -1,0 +1,123 @@
+"""`sparring play`, `sparring serve` and `sparring profiles`: a person against the adaptive opponent."""
+
+from __future__ import annotations
+
+import argparse
+
+import games
+
+RAW = argparse.RawDescriptionHelpFormatter
+
+
+def _opponent(args):
+    from tuner.cli import CommandError
+    from tuner.play import Opponent, ProfileError
+
+    try:
+        return Opponent(args.game, args.opponent, profile=args.profile, profiles=args.profiles, seed=args.seed,
+                        hint=args.hint)  # fmt: skip
+    except (ValueError, ProfileError) as error:
+        raise CommandError(str(error)) from None
+
+
+def _play(args) -> int:
+    from tuner.play.terminal import play_terminal
+
+    opponent = _opponent(args)
+    play_terminal(opponent, human_first=args.first)
+    return 0
+
+
+def _serve(args) -> int:
+    import uvicorn
+
+    from tuner.play.web import make_app
+
+    where = "loopback only: other machines cannot reach it" if args.host in ("127.0.0.1", "localhost", "::1") else (
+        f"on {args.host}: anyone who can reach this machine can play it")  # fmt: skip
+    print(f"sparring: the play page is at http://{args.host}:{args.port}/ ({where}); Ctrl-C stops it", flush=True)
+    uvicorn.run(make_app(profiles=args.profiles, seed=args.seed, hint=args.hint), host=args.host, port=args.port,
+                log_level="warning")  # fmt: skip
+    return 0
+
+
+def _profiles(args) -> int:
+    from tuner.cli import CommandError
+    from tuner.play import ProfileError, Profiles
+
+    try:
+        store = Profiles(args.profiles)
+        if args.profiles_command == "delete":
+            count = store.delete(args.name, args.game)
+            print(f"deleted {count} profile{'s' * (count != 1)} of {args.name!r} from {store.path}")
+            return 0
+        rows = store.list()
+    except ProfileError as error:
+        raise CommandError(str(error)) from None
+    print(f"{store.path}: {len(rows)} profile{'s' * (len(rows) != 1)}")
+    for p in rows:
+        print(f"  {p.name:<16}{p.game:<14}{p.spec:<28}{p.games:>4} games: won {p.wins}, drew {p.draws}, lost {p.losses}"
+              f"  ({p.updated})")  # fmt: skip
+    return 0
+
+
+def _add_common(p, *, seed_help: str) -> None:
+    p.add_argument("--profiles", metavar="PATH", help="the profile database (default: profiles.sqlite in the user's "
+                   "data directory, e.g. ~/.local/share/sparring)")  # fmt: skip
+    p.add_argument("--seed", type=int, help=seed_help)
+    p.add_argument("--hint", default="mcts:simulations=2000", metavar="SPEC", help="the agent that answers `hint` "
+                   "(mcts:simulations=2000)")  # fmt: skip
+
+
+def add_commands(sub) -> None:
+    from tuner.play import DEFAULT_SPEC
+
+    play = sub.add_parser(
+        "play",
+        help="play the adaptive opponent in the terminal",
+        description="Play against an opponent that adapts to you, typing moves in the game's notation\n"
+        "(Connect4: a column 0-6; Othello: a square such as d3, or pass; Breakthrough: a7a6).\n"
+        "Also: hint, undo (your last move and its reply), resign, board, help, quit. Each of its\n"
+        "moves shows its strength (z: Wu et al.'s strength index, lower plays weaker; its simulations)\n"
+        "and its own estimate. With --profile it remembers your level from game to game and session\n"
+        "to session; an unfinished game is not counted.",
+        epilog="examples:\n  sparring play connect4\n  sparring play othello6 --profile ada --second\n"
+        "  sparring play connect4 --opponent 'az:dda=alphadda1'   AlphaDDA1 over the shipped net",
+        formatter_class=RAW,
+    )
+    play.add_argument("game", nargs="?", default="connect4", choices=games.names(), metavar="GAME",
+                      help=f"one of {', '.join(games.names())} (connect4)")  # fmt: skip
+    play.add_argument("--opponent", default=DEFAULT_SPEC, metavar="SPEC",
+                      help=f"the opponent's agent spec (default {DEFAULT_SPEC}: MCTS with Wu et al.'s inter- and "
+                      "intra-game adjustment; `sparring arena --help` lists every agent)")  # fmt: skip
+    seat = play.add_mutually_exclusive_group()
+    seat.add_argument("--first", dest="first", action="store_const", const=True, help="you move first in every game")
+    seat.add_argument("--second", dest="first", action="store_const", const=False, help="you move second")
+    play.add_argument("--profile", metavar="NAME", help="your name: load and save what the opponent learns about you")
+    _add_common(play, seed_help="seeds the opponent; the same seed and moves replay a game (default: random)")
+    play.set_defaults(run=_play, first=None)
+
+    serve = sub.add_parser(
+        "serve",
+        help="play the adaptive opponent on a local web page",
+        description="Serve a web page where you pick a game and an opponent and play by clicking the\n"
+        "board, with the opponent's strength and its estimate charted over the game. It listens on\n"
+        "loopback (this machine only) unless --host says otherwise.",
+        epilog="example:\n  sparring serve --port 8000   then open http://127.0.0.1:8000/",
+        formatter_class=RAW,
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="the address to listen on (127.0.0.1: this machine only)")
+    serve.add_argument("--port", type=int, default=8000, help="the port (8000)")
+    _add_common(serve, seed_help="games' seeds derive from it (default: random)")
+    serve.set_defaults(run=_serve)
+
+    profiles = sub.add_parser("profiles", help="list or delete player profiles",
+                              description="List the player profiles, or delete a person's.")  # fmt: skip
+    profiles.add_argument("--profiles", metavar="PATH", help="the profile database (default: in the user's data "
+                          "directory)")  # fmt: skip
+    psub = profiles.add_subparsers(dest="profiles_command", metavar="COMMAND")
+    psub.add_parser("list", help="every profile with its record (the default)")
+    delete = psub.add_parser("delete", help="delete a person's profiles")
+    delete.add_argument("name", help="the person's profile name")
+    delete.add_argument("--game", choices=games.names(), help="only this game's")
+    profiles.set_defaults(run=_profiles, profiles_command="list")

@@ -1,0 +1,251 @@
+"""An adaptive opponent for one person, in a few calls a game's own loop can make.
+
+`Opponent` holds the agent (built from a spec), the game between it and the person, the undo stack and,
+given a profile name, what the agent has learnt about that person (`Profiles`): loaded when it is
+built, saved after every finished game. The terminal session, the web page and embedding games all
+play through it.
+
+>>> bot = Opponent("connect4", "mcts:simulations=50,dsa=both", seed=0)
+>>> bot.new_game(human_first=True)
+>>> bot.move("3")                       # the person's move, in the game's notation or as an action id
+>>> turn = bot.reply()                  # the opponent's move, played on bot.state
+>>> turn.text in "0123456", sorted(turn.strength), 0 <= turn.estimate <= 1
+(True, ['simulations', 'z'], True)
+>>> bot.undo()                          # takes back the person's move and the reply to it
+>>> bot.state.history()
+[]
+"""
+
+from __future__ import annotations
+
+import math
+import secrets
+from dataclasses import dataclass
+
+import games
+import search
+from games.rng import derive_seeds
+from tuner.play.profiles import Profile, ProfileError, Profiles, canonical_spec, check_name
+
+DEFAULT_SPEC = "mcts:dsa=both"  # adaptive without a net: Wu et al.'s inter- and intra-game adjustment of z
+HINT_SPEC = "mcts:simulations=2000"  # the helper a person asks for a hint: full strength, its own tree
+
+
+class OutOfTurn(ValueError):
+    """A call that does not fit the game's moment (its turn, a finished game, nothing to undo)."""
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One move of the opponent: the action and its name, the strength knobs in force when it chose it
+    (e.g. {"z": 0.4, "simulations": 1000}) and its own expected score by its search (win 1, draw 0.5;
+    None for a player without one, such as minimax or random)."""
+
+    ply: int
+    action: int
+    text: str
+    strength: dict
+    estimate: float | None
+
+
+class Opponent:
+    """`spec` (default: adaptive MCTS) playing `game` against one person, who may have a `profile`.
+
+    Args:
+        game: a game name or `games.Game`.
+        spec: the opponent's agent spec (`sparring arena --help` lists them); DEFAULT_SPEC if None.
+        profile: the person's name; the agent's adjuster state and the person's results are loaded
+            from `profiles` and saved there after every finished game. None: nothing is remembered.
+        profiles: a `Profiles` store or the path of its file (default: the user's data directory).
+        seed: seeds the opponent (game k replays from (seed, k)); None draws one (kept in `seed`).
+        hint: the agent spec that answers `hint()`.
+    Raises:
+        ValueError: a bad game, spec or profile name (one line); ProfileError for an unusable profile.
+    """
+
+    def __init__(self, game, spec: str | None = None, *, profile: str | None = None,
+                 profiles: Profiles | str | None = None, seed: int | None = None, hint: str = HINT_SPEC):  # fmt: skip
+        self.game = games.load(game) if isinstance(game, str) else game
+        self.spec = spec or DEFAULT_SPEC
+        search.check_spec(self.game, self.spec)
+        search.check_spec(self.game, hint)
+        self.seed = secrets.randbits(63) if seed is None else int(seed)
+        self.agent = search.make_agent(self.game, self.spec, seed=self.seed)
+        self.hint_spec, self._hint_agent = hint, None
+        self.adjuster = getattr(self.agent, "adjuster", None)
+        self.profiles = None if profile is None else profiles if isinstance(profiles, Profiles) else Profiles(profiles)
+        self.record = Profile(check_name(profile) if profile else "", self.game.name, canonical_spec(self.spec), None)
+        if profile is not None:
+            self._load_profile()
+        self.games_played = 0
+        self.state: games.State | None = None
+        self.human = 0  # the person's seat
+        self._resigned = False
+        self.turns: list[Turn] = []  # the opponent's moves this game
+        self._undo: list[tuple[int, dict | None, int]] = []  # before each of the person's moves: plies, adjuster, turns
+
+    def _load_profile(self) -> None:
+        saved = self.profiles.load(self.record.name, self.game.name, self.spec)
+        if saved is None:
+            return
+        if saved.state is not None:
+            if self.adjuster is None:
+                raise ProfileError(f"profile {saved.name!r} holds an adjuster's state, but {self.spec} has none")
+            try:
+                self.adjuster.load_state_dict(saved.state)
+            except ValueError as error:
+                raise ProfileError(f"profile {saved.name!r} ({self.game.name}, {saved.spec}) in "
+                                   f"{self.profiles.path} does not fit this opponent: {error}") from None  # fmt: skip
+        self.record = saved
+
+    # --- the game ----------------------------------------------------------------------------------
+
+    def new_game(self, *, human_first: bool = True, moves=()) -> None:
+        """Start a game with the person first or second (the person is player 0 if first), from the position
+        after `moves` (action ids or names, both sides' in turn; e.g. a saved game or a puzzle); an
+        unfinished game is dropped (not counted). ValueError if a move is illegal or ends the game."""
+        state = self.game.new_initial_state()
+        for move in moves:
+            action = int(move) if isinstance(move, int) else state.string_to_action(str(move))
+            if action not in state.legal_actions():
+                raise ValueError(f"{move!r} is not a legal move after {state.history()}")
+            state.apply_action(action)
+            if state.is_terminal():
+                raise ValueError(f"the start position {list(moves)} ends the game: give an unfinished one")
+        self.human = 0 if human_first else 1
+        self.state = self.game.new_initial_state()
+        self.turns, self._undo = [], []
+        self._resigned = False
+        seed, hint_seed = derive_seeds(self.seed, self.games_played, count=2, bits=64)  # game k replays alone
+        self.agent.new_game(seed, seat=1 - self.human)
+        for action in state.history():
+            self.agent.observe(self.state, action)
+            self.state.apply_action(action)
+        if self.adjuster is not None:  # the knobs it starts the game with, for `strength()` to show
+            self.agent.apply(self.adjuster.before_search(self.state))
+        if self._hint_agent is not None:
+            self._hint_agent.new_game(hint_seed)
+
+    @property
+    def over(self) -> bool:
+        return self.state is not None and self.state.is_terminal()
+
+    @property
+    def human_to_move(self) -> bool:
+        return self.state is not None and not self.over and self.state.current_player() == self.human
+
+    @property
+    def result(self) -> str | None:
+        """The person's result once the game is over: win, draw or loss (a resignation is a loss)."""
+        if self._resigned:
+            return "loss"
+        if not self.over:
+            return None
+        mine = self.state.returns()[self.human]
+        return "win" if mine > 0 else "loss" if mine < 0 else "draw"
+
+    def _playing(self, person: bool) -> games.State:
+        if self.state is None:
+            raise OutOfTurn("no game yet: start one first")
+        if self.over or self._resigned:
+            raise OutOfTurn("the game is over: start a new one")
+        if person != (self.state.current_player() == self.human):
+            raise OutOfTurn("it is the opponent's turn" if person else "it is the person's turn")
+        return self.state
+
+    def parse(self, move: int | str) -> int:
+        """The person's move as a legal action: an action id or its name in the game's notation; ValueError
+        in one line (naming the legal moves) otherwise."""
+        state = self._playing(person=True)
+        action = int(move) if isinstance(move, int) else state.string_to_action(str(move))
+        legal = state.legal_actions()
+        if action not in legal:
+            names = " ".join(state.action_to_string(a) for a in legal)
+            raise ValueError(f"{state.action_to_string(action) if 0 <= action < self.game.num_actions else action} "
+                             f"is not a legal move here; legal: {names}")  # fmt: skip
+        return action
+
+    def move(self, move: int | str) -> None:
+        """Play the person's move (see `parse`); the state is unchanged if it is refused."""
+        action = self.parse(move)
+        adjuster = None if self.adjuster is None else self.adjuster.state_dict()
+        self._undo.append((len(self.state.history()), adjuster, len(self.turns)))
+        self._play(action)
+
+    def reply(self) -> Turn:
+        """The opponent chooses and plays its move."""
+        state = self._playing(person=False)
+        action = self.agent.select_action(state)
+        last = getattr(self.agent, "last_search", None)
+        strength = self.agent.strength()
+        turn = Turn(len(state.history()), action, state.action_to_string(action), strength,
+                    None if last is None else last.score())  # fmt: skip
+        self.turns.append(turn)
+        self._play(action)
+        return turn
+
+    def _play(self, action: int) -> None:
+        self.agent.observe(self.state, action)
+        self.state.apply_action(action)
+        if self.over:
+            self._finish(self.state.returns())
+
+    def resign(self) -> None:
+        """The person gives up: a loss for them, a win the opponent learns from."""
+        self._playing(person=self.human_to_move)
+        returns = [0.0, 0.0]
+        returns[self.human], returns[1 - self.human] = -1.0, 1.0
+        self._resigned = True
+        self._finish(returns)
+
+    def _finish(self, returns) -> None:
+        self.agent.game_over(returns)
+        self.games_played += 1
+        result = self.result
+        self.record.wins += result == "win"
+        self.record.draws += result == "draw"
+        self.record.losses += result == "loss"
+        self.record.state = None if self.adjuster is None else self.adjuster.state_dict()
+        if self.profiles is not None:
+            self.profiles.save(self.record, result=result, plies=len(self.state.history()))
+
+    def undo(self) -> None:
+        """Take back the person's last move and the opponent's reply to it; ValueError if there is none."""
+        if self.state is None or self.over or self._resigned:
+            raise OutOfTurn("nothing to undo: the game is over" if self.state is not None else "no game yet")
+        if not self._undo:
+            raise OutOfTurn("nothing to undo: you have not moved yet")
+        plies, adjuster, turns = self._undo.pop()
+        state = self.game.new_initial_state()
+        for action in self.state.history()[:plies]:
+            state.apply_action(action)
+        self.state, self.turns = state, self.turns[:turns]
+        if adjuster is not None:
+            self.adjuster.load_state_dict(adjuster)
+
+    def hint(self) -> tuple[int, str]:
+        """A move for the person by a full-strength helper (`hint`), which leaves the game as it is."""
+        state = self._playing(person=True)
+        if self._hint_agent is None:
+            self._hint_agent = search.make_agent(self.game, self.hint_spec, seed=self.seed + 1)
+        action = self._hint_agent.select_action(state.clone())
+        return action, state.action_to_string(action)
+
+    def strength(self) -> dict:
+        """The opponent's strength knobs as they stand: after its last move, or at the start of the game."""
+        return self.agent.strength()
+
+
+def describe_strength(strength: dict) -> str:
+    """The knobs as a person reads them, e.g. 'z +0.38, 1000 simulations'."""
+    parts = []
+    for name, value in strength.items():
+        if name == "z":
+            parts.append("z inf (its best move)" if value == math.inf else f"z {value:+.2f}")
+        elif name == "simulations":
+            parts.append(f"{value} simulations")
+        elif name == "seconds":
+            parts.append(f"{value:.2g} s a move")
+        else:
+            parts.append(f"{name} {value:.2f}")
+    return ", ".join(parts) or "fixed"

@@ -1,0 +1,217 @@
+// The sparring play page: draws the server's view of the game and sends the person's clicks as moves.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const SVG = "http://www.w3.org/2000/svg";
+const CELL = 60;
+const COLOURS = {  // per game: board, and the pieces of player 0 and player 1, with their names
+  connect4: { board: "#1565c0", empty: "#ffffff", pieces: ["#e53935", "#fdd835"], names: ["red", "yellow"] },
+  othello: { board: "#2e7d32", pieces: ["#212121", "#fafafa"], names: ["black", "white"] },
+  othello6: { board: "#2e7d32", pieces: ["#212121", "#fafafa"], names: ["black", "white"] },
+  breakthrough: { squares: ["#eeeed2", "#769656"], pieces: ["#212121", "#fafafa"], names: ["black", "white"] },
+};
+let options = null;
+let view = null;
+let selected = null;  // breakthrough: the square of the piece chosen to move
+let busy = false;
+
+async function api(path, body) {
+  const init = body === undefined ? {} : {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+  };
+  const response = await fetch(path, init);
+  const data = await response.json();
+  if (!response.ok) throw new Error(data.error || response.statusText);
+  return data;
+}
+
+async function request(path, body, waiting) {
+  if (busy) return null;
+  busy = true;
+  $("error").textContent = "";
+  if (waiting) $("status").textContent = waiting;
+  try {
+    const data = await api(path, body);
+    view = data;
+    selected = null;
+    draw();
+    return data;
+  } catch (error) {
+    $("error").textContent = error.message;
+    if (view) draw();
+    return null;
+  } finally {
+    busy = false;
+  }
+}
+
+function node(name, attributes, parent) {
+  const element = document.createElementNS(SVG, name);
+  for (const [key, value] of Object.entries(attributes)) element.setAttribute(key, value);
+  if (parent) parent.appendChild(element);
+  return element;
+}
+
+const same = (a, b) => a && b && a[0] === b[0] && a[1] === b[1];
+
+function movesAt(row, col) {
+  // The person's legal moves that a click on (row, col) means.
+  if (view.game === "connect4") return view.legal.filter((m) => m.to[1] === col);
+  if (view.game === "breakthrough") {
+    return selected ? view.legal.filter((m) => same(m.from, selected) && same(m.to, [row, col])) : [];
+  }
+  return view.legal.filter((m) => same(m.to, [row, col]));
+}
+
+function click(row, col) {
+  if (!view || !view.human_to_move || busy) return;
+  const moves = movesAt(row, col);
+  if (moves.length === 1) {
+    request("/api/move", { move: moves[0].action }, "Thinking...");
+  } else if (view.game === "breakthrough") {
+    const mine = view.legal.some((m) => same(m.from, [row, col]));
+    selected = mine && !same(selected, [row, col]) ? [row, col] : null;
+    draw();
+  }
+}
+
+function drawBoard() {
+  const { rows, cols, board, game } = view;
+  const colours = COLOURS[game];
+  const svg = node("svg", { viewBox: `0 0 ${cols * CELL} ${rows * CELL}`, "data-game": game });
+  if (colours.board) node("rect", { x: 0, y: 0, width: cols * CELL, height: rows * CELL, fill: colours.board }, svg);
+  const targets = view.legal.map((m) => m.to).filter(Boolean);
+  const sources = view.legal.map((m) => m.from).filter(Boolean);
+  for (let r = 0; r < rows; r++) {
+    for (let c = 0; c < cols; c++) {
+      const x = c * CELL, y = r * CELL, cx = x + CELL / 2, cy = y + CELL / 2;
+      const square = node("rect", { x, y, width: CELL, height: CELL, class: "cell", "data-row": r, "data-col": c,
+        fill: colours.squares ? colours.squares[(r + c) % 2] : "transparent",
+        stroke: game.startsWith("othello") ? "#1b5e20" : "none" }, svg);
+      const piece = board[r][c];
+      const last = view.last && (same(view.last.to, [r, c]) || same(view.last.from, [r, c]));
+      const legal = game === "breakthrough"
+        ? selected && view.legal.some((m) => same(m.from, selected) && same(m.to, [r, c]))
+        : targets.some((t) => same(t, [r, c]));
+      if (piece) {
+        const disc = node("circle", { cx, cy, r: CELL * 0.4, fill: colours.pieces[piece - 1],
+          class: `piece p${piece}` + (last ? " last" : ""), stroke: piece === 2 ? "#9e9e9e" : "#000" }, svg);
+        if (game === "breakthrough" && sources.some((s) => same(s, [r, c]))) disc.classList.add("mine");
+        if (same(selected, [r, c])) disc.classList.add("selected");
+      } else if (game === "connect4") {
+        node("circle", { cx, cy, r: CELL * 0.4, fill: colours.empty, class: "hole" + (last ? " last" : "") }, svg);
+      } else if (last) {
+        node("circle", { cx, cy, r: CELL * 0.1, fill: "none", class: "last" }, svg);
+      }
+      if (legal) {
+        const mark = node("circle", { cx, cy, r: CELL * (game === "connect4" ? 0.4 : 0.12), class: "legal",
+          fill: game === "connect4" ? colours.pieces[view.human] : "rgba(0, 0, 0, 0.35)",
+          "fill-opacity": game === "connect4" ? 0.25 : 1, "data-row": r, "data-col": c }, svg);
+        if (game === "breakthrough") mark.classList.add("target");
+      }
+      square.addEventListener("click", () => click(r, c));
+    }
+  }
+  for (const element of svg.querySelectorAll("circle")) {
+    const r = Math.floor(element.getAttribute("cy") / CELL), c = Math.floor(element.getAttribute("cx") / CELL);
+    element.addEventListener("click", () => click(r, c));
+  }
+  $("board").replaceChildren(svg);
+}
+
+function drawChart() {
+  const chart = $("chart");
+  chart.replaceChildren();
+  const width = 320, height = 160, pad = 24;
+  node("line", { x1: pad, y1: height - pad, x2: width - pad, y2: height - pad, stroke: "#999" }, chart);
+  node("line", { x1: pad, y1: pad, x2: pad, y2: height - pad, stroke: "#999" }, chart);
+  for (const [label, y] of [["1", pad], ["0.5", height / 2], ["0", height - pad]]) {
+    node("text", { x: 2, y: y + 4, "font-size": 10, fill: "#1e88e5" }, chart).textContent = label;
+  }
+  const turns = view.turns;
+  if (!turns.length) return;
+  const x = (i) => pad + (turns.length === 1 ? 0 : (i * (width - 2 * pad)) / (turns.length - 1));
+  const y = (v) => height - pad - v * (height - 2 * pad);
+  const zs = turns.map((t) => t.strength.z).filter((z) => z !== null && z !== undefined);
+  const series = [["estimate", turns.map((t) => t.estimate), "#1e88e5"]];
+  if (zs.length) {
+    const low = Math.min(-1, ...zs), high = Math.max(1, ...zs);
+    series.push(["z", turns.map((t) => (t.strength.z === null || t.strength.z === undefined
+      ? null : (t.strength.z - low) / (high - low))), "#f4511e"]);
+    node("text", { x: width - pad + 2, y: pad + 4, "font-size": 10, fill: "#f4511e" }, chart).textContent = high.toFixed(1);
+    node("text", { x: width - pad + 2, y: height - pad + 4, "font-size": 10, fill: "#f4511e" }, chart).textContent = low.toFixed(1);
+  }
+  for (const [name, values, colour] of series) {
+    const points = values.map((v, i) => (v === null ? null : `${x(i).toFixed(1)},${y(v).toFixed(1)}`)).filter(Boolean);
+    node("polyline", { points: points.join(" "), fill: "none", stroke: colour, "stroke-width": 2, class: `series ${name}` }, chart);
+    for (const p of points) {
+      const [px, py] = p.split(",");
+      node("circle", { cx: px, cy: py, r: 2.5, fill: colour, class: `point ${name}` }, chart);
+    }
+  }
+}
+
+function draw() {
+  drawBoard();
+  drawChart();
+  const names = COLOURS[view.game].names;
+  const you = names[view.human];
+  let status;
+  if (view.over) status = { win: "You won!", loss: "You lost.", draw: "A draw." }[view.result] + " Start a new game to play again.";
+  else if (view.human_to_move) status = selected ? "Now click where it goes." : `Your move: you are ${you}.`;
+  else status = "Thinking...";
+  $("status").textContent = status;
+  $("strength").textContent = view.strength_text;
+  const turn = view.turns[view.turns.length - 1];
+  $("estimate").textContent = turn && turn.estimate !== null
+    ? `it expects to score ${turn.estimate.toFixed(2)} (1: it wins)` : "-";
+  const r = view.record;
+  $("record").textContent = (r.name ? `${r.name}: ` : "") + `${r.games} games against it: ${r.wins} won, ${r.draws} drawn, ${r.losses} lost.`;
+  const moves = $("moves");
+  moves.replaceChildren(...view.turns.map((t) => {
+    const item = document.createElement("li");
+    item.textContent = `ply ${t.ply + 1}: it plays ${t.text} (${t.strength_text})`;
+    return item;
+  }));
+  const passing = view.legal.length === 1 && view.legal[0].to === null;
+  $("pass").hidden = !passing;
+  for (const id of ["undo", "hint", "resign"]) $(id).disabled = !view.human_to_move;
+}
+
+function fillOpponents() {
+  const game = options.games.find((g) => g.name === $("game").value);
+  const select = $("opponent");
+  select.replaceChildren(...game.opponents.map((o) => new Option(o.label, o.spec)), new Option("Custom spec...", ""));
+  $("spec").closest("label").hidden = true;
+}
+
+async function start() {
+  options = await api("/api/options");
+  $("game").replaceChildren(...options.games.map((g) => new Option(g.name, g.name)));
+  $("game").value = options.default_game;
+  fillOpponents();
+  $("game").addEventListener("change", fillOpponents);
+  $("opponent").addEventListener("change", () => { $("spec").closest("label").hidden = $("opponent").value !== ""; });
+  $("setup").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const opponent = $("opponent").value || $("spec").value;
+    request("/api/new", { game: $("game").value, opponent, first: $("first").value === "true",
+      profile: $("profile").value.trim() || null }, "Starting...");
+  });
+  $("pass").addEventListener("click", () => request("/api/move", { move: view.legal[0].action }, "Thinking..."));
+  $("undo").addEventListener("click", () => request("/api/undo", {}));
+  $("resign").addEventListener("click", () => request("/api/resign", {}));
+  $("hint").addEventListener("click", async () => {
+    const data = await request("/api/hint", {}, "Looking for a good move...");
+    if (data) $("status").textContent = `Hint: ${data.hint.text}`;
+  });
+  try {
+    view = await api("/api/state");
+    draw();
+  } catch (error) {
+    // no game yet in this browser session
+  }
+  document.body.dataset.ready = "true";
+}
+
+start();

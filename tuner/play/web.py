@@ -1,0 +1,309 @@
+"""`sparring serve`: a local web page where a person plays the adaptive opponent by clicking the board.
+
+A Starlette app. Each browser session (a cookie) owns one `Opponent` on the server; the searches run
+in worker threads, off the event loop, one request at a time per session, many sessions at once.
+Requests and answers are JSON; a malformed or illegal request gets a 4xx with `{"error": one line}`
+and changes nothing. Only JSON bodies are accepted, so another site's page cannot post a move
+through the person's browser (a cross-site JSON post needs a CORS preflight, which this app refuses).
+
+Endpoints: GET / (the page), GET /api/options (games and opponents), GET /api/state, POST /api/new
+{game, opponent, first, profile}, POST /api/move {move}, POST /api/undo, POST /api/hint, POST /api/resign.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import secrets
+import threading
+from collections import OrderedDict
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+import games
+import search
+from games.rng import derive_seeds
+from search.evaluator import NET_FREE, shipped_nets
+from tuner.play.opponent import DEFAULT_SPEC, Opponent, OutOfTurn, describe_strength
+from tuner.play.profiles import ProfileError, Profiles
+
+STATIC = Path(__file__).parent / "static"
+COOKIE = "sparring_session"
+MAX_SESSIONS = 256  # the least recently used session is dropped beyond this
+MAX_SIMULATIONS, MAX_SECONDS = 100_000, 30.0  # the most a page may ask of one opponent move
+
+
+class RequestError(Exception):
+    """A request the page cannot serve: its HTTP status and one line."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+def opponents(game: games.Game) -> list[dict]:
+    """The opponents the page offers for `game`: the adaptive default first; AlphaZero's where a net ships."""
+    offer = [("Adaptive MCTS: learns your level over games and within each", DEFAULT_SPEC),
+             ("Adaptive MCTS, within each game only (Wu et al.'s intra-game)", "mcts:dsa=intra"),
+             ("AlphaDDA1: AlphaZero that spends fewer simulations while winning", "az:dda=alphadda1"),
+             ("AlphaDDA1Z: AlphaDDA1 that can play down to Random's level", "az:dda=alphadda1z"),
+             ("AlphaZero at full strength", "az"),
+             ("MCTS1: 300 simulations, fixed strength", "mcts1"),
+             ("Random moves", "random")]  # fmt: skip
+    out = []
+    for label, spec in offer:
+        try:
+            search.check_spec(game, spec)
+        except ValueError:
+            continue  # e.g. no shipped net for this game
+        out.append({"label": label, "spec": spec})
+    return out
+
+
+def check_spec(game: games.Game, spec: str) -> str:
+    """`spec` if the page may build it: a valid spec, a shipped or net-free network only (never a file
+    path from a request), and at most MAX_SIMULATIONS or MAX_SECONDS a move."""
+    try:
+        parsed = search.check_spec(game, spec)
+    except ValueError as error:
+        raise RequestError(400, str(error)) from None
+    o = parsed.options
+    net = o.get("net")
+    if net is not None and net not in NET_FREE and net not in shipped_nets():
+        raise RequestError(400, "the page plays shipped nets only (leave net= out): start `sparring serve` "
+                                "elsewhere or use `sparring play` for a checkpoint of your own")  # fmt: skip
+    for key in ("simulations", "n_max"):
+        if (o.get(key) or 0) > MAX_SIMULATIONS:
+            raise RequestError(400, f"{key}={o[key]} is more than the page allows a move ({MAX_SIMULATIONS})")
+    if (o.get("time") or 0) > MAX_SECONDS:
+        raise RequestError(400, f"time={o['time']} is more than the page allows a move ({MAX_SECONDS:g} s)")
+    return spec
+
+
+def _finite(strength: dict) -> dict:
+    """The knobs with infinities as None (JSON has none); describe_strength says them in words."""
+    return {k: (v if math.isfinite(v) else None) for k, v in strength.items()}
+
+
+def view(opponent: Opponent) -> dict:
+    """What the page draws: the board, the person's legal moves with their squares, the opponent's moves
+    with their strength and estimate, the result and the person's record."""
+    state, game = opponent.state, opponent.game
+    p0, p1 = state.planes()
+    board = (p0.astype(int) + 2 * p1.astype(int)).tolist()  # 0 empty, 1 player 0's piece, 2 player 1's
+
+    def move(action):
+        start, end = state.action_squares(action)
+        return {"action": action, "text": state.action_to_string(action), "from": start, "to": end}
+
+    history = state.history()
+    last = None
+    if history:
+        before = game.new_initial_state()
+        for action in history[:-1]:
+            before.apply_action(action)
+        start, end = before.action_squares(history[-1])
+        last = {"action": history[-1], "from": start, "to": end}
+    r = opponent.record
+    return {
+        "game": game.name,
+        "rows": game.board_shape[0],
+        "cols": game.board_shape[1],
+        "board": board,
+        "human": opponent.human,
+        "to_move": None if state.is_terminal() else state.current_player(),
+        "human_to_move": opponent.human_to_move,
+        "over": opponent.result is not None,
+        "result": opponent.result,
+        "legal": [move(a) for a in state.legal_actions()] if opponent.human_to_move else [],
+        "last": last,
+        "plies": len(history),
+        "turns": [
+            {
+                "ply": t.ply,
+                "text": t.text,
+                "strength": _finite(t.strength),
+                "estimate": t.estimate,
+                "strength_text": describe_strength(t.strength),
+            }
+            for t in opponent.turns
+        ],  # fmt: skip
+        "strength": _finite(opponent.strength()),
+        "strength_text": describe_strength(opponent.strength()),
+        "record": {"name": r.name, "games": r.games, "wins": r.wins, "draws": r.draws, "losses": r.losses},
+        "spec": opponent.spec,
+        "seed": opponent.seed,
+    }
+
+
+class Session:
+    """One browser's game: its opponent, and a lock so that its requests run one at a time."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.opponent: Opponent | None = None
+
+
+def make_app(*, profiles: str | Path | None = None, seed: int | None = None, hint: str | None = None) -> Starlette:
+    """The app. `profiles`: the profile database's path (default: the user's data directory), opened when a
+    game names a profile; `seed`: games' seeds derive from it (None: random); `hint`: the hint agent."""
+    sessions: OrderedDict[str, Session] = OrderedDict()
+    sessions_lock = threading.Lock()
+    stores: dict[str, Profiles] = {}
+    started = itertools.count()  # games' seeds: (seed, k) for the k-th game started
+    extra = {} if hint is None else {"hint": hint}
+
+    def session_of(request: Request, create: bool = False) -> tuple[str, Session]:
+        sid = request.cookies.get(COOKIE, "")
+        with sessions_lock:
+            if sid in sessions:
+                sessions.move_to_end(sid)
+                return sid, sessions[sid]
+            if not create:
+                raise RequestError(404, "no game in this browser session: start one (POST /api/new)")
+            sid = secrets.token_urlsafe(16)
+            sessions[sid] = Session()
+            while len(sessions) > MAX_SESSIONS:
+                sessions.popitem(last=False)
+            return sid, sessions[sid]
+
+    async def body(request: Request) -> dict:
+        if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+            raise RequestError(415, "send the request body as JSON (Content-Type: application/json)")
+        try:
+            data = json.loads(await request.body() or b"{}")
+        except ValueError:
+            raise RequestError(400, "the request body is not valid JSON") from None
+        if not isinstance(data, dict):
+            raise RequestError(400, "the request body must be a JSON object")
+        return data
+
+    def run(session: Session, work):
+        """`work(opponent)` under the session's lock, in a worker thread; ValueErrors become 4xx."""
+
+        def locked():
+            with session.lock:
+                if session.opponent is None:
+                    raise RequestError(404, "no game in this browser session: start one (POST /api/new)")
+                try:
+                    extra_out = work(session.opponent)
+                except OutOfTurn as error:
+                    raise RequestError(409, str(error)) from None
+                except ValueError as error:
+                    raise RequestError(400, str(error)) from None
+                return {**view(session.opponent), **(extra_out or {})}
+
+        return run_in_threadpool(locked)
+
+    def answer(handler):
+        async def endpoint(request: Request):
+            try:
+                return await handler(request)
+            except RequestError as error:
+                return JSONResponse({"error": str(error)}, status_code=error.status)
+            except ProfileError as error:
+                return JSONResponse({"error": str(error)}, status_code=400)
+
+        return endpoint
+
+    async def index(request):
+        return FileResponse(STATIC / "index.html")
+
+    async def options(request):
+        return JSONResponse({"games": [{"name": g, "rows": games.load(g).board_shape[0],
+                                        "cols": games.load(g).board_shape[1], "opponents": opponents(games.load(g))}
+                                       for g in games.names()], "default_game": "connect4"})  # fmt: skip
+
+    async def new(request):
+        data = await body(request)
+        name = data.get("game", "connect4")
+        if name not in games.names():
+            raise RequestError(400, f"unknown game {name!r}; games: {', '.join(games.names())}")
+        game = games.load(name)
+        spec = check_spec(game, str(data.get("opponent") or DEFAULT_SPEC))
+        first = data.get("first", True)
+        if not isinstance(first, bool):
+            raise RequestError(400, "first is true (the person moves first) or false")
+        profile = data.get("profile") or None
+        if profile is not None and not isinstance(profile, str):
+            raise RequestError(400, "profile is a name (text)")
+        sid, session = session_of(request, create=True)
+
+        def start():
+            with session.lock:
+                store = None
+                if profile is not None:
+                    key = str(profiles)
+                    store = stores.get(key) or stores.setdefault(key, Profiles(profiles))
+                try:
+                    opponent = Opponent(game, spec, profile=profile, profiles=store,
+                                        seed=None if seed is None else derive_seeds(seed, next(started), bits=64)[0],
+                                        **extra)  # fmt: skip
+                except ValueError as error:
+                    raise RequestError(400, str(error)) from None
+                opponent.new_game(human_first=first)
+                if not opponent.human_to_move:
+                    opponent.reply()
+                session.opponent = opponent
+                return view(opponent)
+
+        response = JSONResponse(await run_in_threadpool(start))
+        response.set_cookie(COOKIE, sid, httponly=True, samesite="strict")
+        return response
+
+    async def state(request):
+        _, session = session_of(request)
+        return JSONResponse(await run(session, lambda o: None))
+
+    async def move(request):
+        data = await body(request)
+        if "move" not in data or not isinstance(data["move"], (int, str)) or isinstance(data["move"], bool):
+            raise RequestError(400, 'give the move as {"move": ACTION_ID} or {"move": "NAME"}')
+        _, session = session_of(request)
+
+        def play(opponent):
+            opponent.move(data["move"])
+            if not opponent.over:
+                opponent.reply()
+
+        return JSONResponse(await run(session, play))
+
+    async def undo(request):
+        await body(request)
+        _, session = session_of(request)
+        return JSONResponse(await run(session, lambda o: o.undo()))
+
+    async def hint(request):
+        await body(request)
+        _, session = session_of(request)
+
+        def ask(opponent):
+            action, text = opponent.hint()
+            return {"hint": {"action": action, "text": text}}
+
+        return JSONResponse(await run(session, ask))
+
+    async def resign(request):
+        await body(request)
+        _, session = session_of(request)
+        return JSONResponse(await run(session, lambda o: o.resign()))
+
+    routes = [
+        Route("/", answer(index)),
+        Route("/api/options", answer(options)),
+        Route("/api/state", answer(state)),
+        Route("/api/new", answer(new), methods=["POST"]),
+        Route("/api/move", answer(move), methods=["POST"]),
+        Route("/api/undo", answer(undo), methods=["POST"]),
+        Route("/api/hint", answer(hint), methods=["POST"]),
+        Route("/api/resign", answer(resign), methods=["POST"]),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    return Starlette(routes=routes)
