@@ -240,7 +240,7 @@ def test_cli_run_and_status(tmp_path, capsys, make_study):
     assert summary["trials"]["complete"] == 2 and set(summary["best"]["params"]) == {"C"}
     assert main(["study", "status", str(folder)]) == 0
     out = capsys.readouterr().out
-    assert "2 of 2 trials finished" in out and "best: trial" in out
+    assert "2 of 2 trials finished" in out and "best observed: trial" in out and "recommended: C = " in out
     assert Path(folder / "journal.log").exists()
 
 

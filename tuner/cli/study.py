@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from tuner.study.spec import OBJECTIVES, STRATEGIES, TEMPLATES, StudyError, render
+from tuner.study.spec import OBJECTIVES, STRATEGIES, TEMPLATES, StudyError, StudySpec, render
 
 RAW = argparse.RawDescriptionHelpFormatter
 STORAGE_HELP = "an Optuna storage URL, postgresql://USER:PASSWORD@HOST/DB (default: the folder's journal.log)"
@@ -61,8 +61,68 @@ def _compare(args) -> int:
     from tuner.study.report import write_comparison
 
     out = Path(args.out) if args.out else Path(args.folder[0]).resolve().parent / "report"
+    if args.truth:
+        from tuner.study import bench
+
+        table = _truth_table(args.truth)
+        curves = bench.regret_curves(table, args.folder, args.budgets, args.storage)
+        title = f"Strategies on {table.spec.game}, real games: regret of the recommendation"
+        print(f"regret: {bench.write(curves, args.budgets, out, 'regret', title, table)}")
     path = write_comparison(args.folder, out, args.storage)
-    print(f"comparison: {path}")
+    print(f"best so far: {path}")
+    return 0
+
+
+def _truth_table(folder):
+    """A complete truth table, or a StudyError saying how to finish it."""
+    from tuner.study import truth
+
+    table = truth.load(folder)
+    missing = len(truth.points(table.spec)) - len(table.rows)
+    if missing:
+        raise StudyError(f"{folder} has no complete truth table ({missing} points missing): run "
+                         f"`sparring study truth {folder} --games M` first")  # fmt: skip
+    return table
+
+
+def _bench(args) -> int:
+    from tqdm import tqdm
+
+    from tuner.study import bench
+
+    table = _truth_table(args.truth)
+    strategies = len({StudySpec.load(f).strategy for f in args.folder})
+    with tqdm(total=strategies * args.seeds, desc="tabular benchmark", unit="run", dynamic_ncols=True) as bar:
+        curves = bench.bench(table, args.folder, args.seeds, args.budgets, args.workers, progress=bar)
+    out = Path(args.out) if args.out else Path(args.folder[0]).resolve().parent / "report"
+    title = f"Strategies on {table.spec.game}, tabular benchmark ({args.seeds} seeds): regret of the recommendation"
+    print(f"tabular benchmark: {bench.write(curves, args.budgets, out, 'bench', title, table)}")
+    return 0
+
+
+def _budgets(text: str) -> list[int]:
+    try:
+        budgets = sorted({int(b) for b in text.split(",")})
+    except ValueError:
+        budgets = []
+    if not budgets or budgets[0] < 1:
+        raise argparse.ArgumentTypeError(f"expected games counts joined by commas, e.g. 100,300,1000; got {text!r}")
+    return budgets
+
+
+def _truth(args) -> int:
+    from tuner.cli import _progress
+    from tuner.study import truth
+    from tuner.study.spec import StudySpec, trial_games
+
+    spec = StudySpec.load(args.folder)
+    total = len(truth.points(spec)) * trial_games(args.games, len(spec.opponents))
+    with _progress(total, f"truth of {Path(args.folder).name}") as bar:
+        table = truth.run(args.folder, args.games, workers=args.workers, progress=bar)
+    best = table.best()
+    params = ", ".join(f"{k} = {v:g}" for k, v in best["values"].items())
+    print(f"{Path(args.folder) / truth.TRUTH}: {len(table.rows)} points, {args.games} games per opponent and seat; "
+          f"best {spec.objective} = {best['value']:.4g} at {params}")  # fmt: skip
     return 0
 
 
@@ -73,15 +133,24 @@ def _print_status(s: dict) -> None:
           f"{t['failed']} failed; {s['games']} games")  # fmt: skip
     if "best" in s:
         b = s["best"]
-        params = ", ".join(f"{k} = {v:g}" for k, v in b["params"].items())
-        print(f"best: trial {b['trial']}, {s['objective']} = {b['value']:.4g} at {params}")
+        print(f"best observed: trial {b['trial']}, {s['objective']} = {b['value']:.4g} at {_point(b['params'])} "
+              "(the maximum of noisy trials: biased upward)")  # fmt: skip
+        print(f"recommended: {_point(s['recommended'])}")
+    for r in s.get("validated", []):
+        low, high = r["interval"]
+        print(f"  replayed ({r['role']}): {_point(r['values'])}: {s['objective']} = {r['value']:.4g} "
+              f"[{low:.4g}, {high:.4g}] over {r['games']} games per opponent and seat")  # fmt: skip
+
+
+def _point(values: dict) -> str:
+    return ", ".join(f"{k} = {v:.4g}" for k, v in values.items())
 
 
 def _subcommand(commands, name, summary, description, example, run):
     """One `study` subcommand with its --help text and an example."""
     parser = commands.add_parser(name, help=summary, description=description, epilog=f"example:\n  {example}",
                                  formatter_class=RAW)  # fmt: skip
-    parser.add_argument("folder", metavar="FOLDER", nargs="+" if name == "compare" else None)
+    parser.add_argument("folder", metavar="FOLDER", nargs="+" if name in ("compare", "bench") else None)
     parser.set_defaults(run=run)
     return parser
 
@@ -143,6 +212,18 @@ def add_commands(sub) -> None:
     )  # fmt: skip
     report.add_argument("--storage", metavar="URL", help=STORAGE_HELP)
 
+    truth = _subcommand(
+        commands, "truth", "play every point of the space with many games: the ground truth",
+        "Play every point of FOLDER's discrete space (the product of the parameters' values)\n"
+        "with --games games per opponent and seat, against the study's opponents, and store each\n"
+        "point's wins, draws and losses and objective in FOLDER/truth.jsonl. A killed run resumes\n"
+        "at the first missing point. `study compare --truth FOLDER` scores recommendations by it,\n"
+        "and `study bench` draws a tabular benchmark's games from it.",
+        "sparring study truth studies/strategies-compare-connect4/truth --games 500 --workers 2", _truth,
+    )  # fmt: skip
+    truth.add_argument("--games", type=int, required=True, help="games per opponent and seat at each point")
+    truth.add_argument("--workers", type=int, default=1, help="games played at once, as threads (1)")
+
     compare = _subcommand(
         commands, "compare", "compare strategies (several seeds each) on one objective",
         "Compare studies that share one objective, grouped by strategy (one folder per seed):\n"
@@ -151,3 +232,24 @@ def add_commands(sub) -> None:
     )  # fmt: skip
     compare.add_argument("--out", metavar="DIR", help="where to write (default: report/ beside the first folder)")
     compare.add_argument("--storage", metavar="URL", help=STORAGE_HELP)
+    compare.add_argument("--truth", metavar="FOLDER", help="a folder with the problem's truth table (`study truth`): "
+                         "also write regret.md, the true regret of each strategy's recommendation")  # fmt: skip
+    compare.add_argument("--budgets", type=_budgets, default=[100, 300, 1000], metavar="G,G,...",
+                         help="games spent at which regret is read (100,300,1000)")  # fmt: skip
+
+    bench = _subcommand(
+        commands, "bench", "compare strategies on a tabular benchmark: games drawn from a truth table",
+        "Run the strategies of the given study folders (each with its settings) over many seeds on a\n"
+        "tabular benchmark: a trial's games are drawn from the truth table's win, draw and loss\n"
+        "frequencies instead of played, through the same samplers and recommendation as a real\n"
+        "study, in memory. Writes bench.md, bench.png and bench.json: the regret of each strategy's\n"
+        "recommendation against games spent, with 95% intervals over seeds.",
+        "sparring study bench studies/strategies-compare-connect4/*-s0/ --truth "
+        "studies/strategies-compare-connect4/truth --seeds 100", _bench,
+    )  # fmt: skip
+    bench.add_argument("--truth", metavar="FOLDER", required=True, help="the folder with the truth table")
+    bench.add_argument("--seeds", type=int, default=100, help="seeds per strategy: 0, 1, ... (100)")
+    bench.add_argument("--budgets", type=_budgets, default=[100, 300, 1000], metavar="G,G,...",
+                       help="games spent at which regret is read (100,300,1000)")  # fmt: skip
+    bench.add_argument("--workers", type=int, default=1, help="runs at once, as processes (1)")
+    bench.add_argument("--out", metavar="DIR", help="where to write (default: report/ beside the first folder)")

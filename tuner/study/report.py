@@ -17,6 +17,8 @@ from matplotlib.figure import Figure  # the Figure API draws to files without ch
 from optuna.trial import TrialState
 
 from tuner.match import Record, format_interval
+from tuner.study import validate
+from tuner.study.recommend import recommendation
 from tuner.study.runner import RUNS, load
 from tuner.study.spec import OBJECTIVES, StudyError
 
@@ -60,8 +62,11 @@ def write_report(folder, storage: str | None = None) -> Path:
         return path
     values = [t.value for t in trials]
     best = study.best_trial
+    lines += ["", "## Recommendation", ""] + _recommendation(folder, spec, study)
     params = ", ".join(f"{k} = {v:g}" for k, v in best.params.items())
-    lines += ["", "## Best setting", "", f"Trial {best.number}: {spec.objective} = {best.value:.4g} at {params}.", ""]
+    games = spec.games_per_trial
+    headline = f"Trial {best.number}: {spec.objective} = {best.value:.4g} at {params}, over {games} games"
+    lines += ["", "## Best observed trial", "", headline + " (the maximum over noisy trials: biased upward).", ""]
     lines += [
         "| opponent | seat | wins | draws | losses | score [95% CI] | win rate [95% CI] | loss rate [95% CI] |",
         "|---|---|---|---|---|---|---|---|",
@@ -87,6 +92,29 @@ def write_report(folder, storage: str | None = None) -> Path:
     path = out / "report.md"
     path.write_text("\n".join(lines) + "\n")
     return path
+
+
+def _recommendation(folder, spec, study) -> list[str]:
+    """The report's headline: the validated recommendation and best points, or the recommendation alone."""
+    if not spec.validate_games:
+        rec = recommendation(spec, study.get_trials(deepcopy=False))
+        mean, n = validate.observed(study, rec)
+        seen = f"; observed {mean:.4g} over {n} trial{'s' * (n != 1)}" if n else ""
+        return [f"The strategy recommends {validate.point_text(rec)}{seen}. Add a `[validate]` table (top = 3, "
+                "games = 100) to replay it and the best observed points with fresh games: their observed values "
+                "are biased upward."]  # fmt: skip
+    rows = validate.run(folder, spec, study, play=False)
+    if not rows or "recommended" not in rows[0]["role"]:
+        return ["Not validated yet: `sparring study run` replays the recommendation once the budget is spent."]
+    lines = [validate.summary(spec, study, rows), ""]
+    header = f"| point | role | replayed {spec.objective} [95% CI] | games per opponent and seat | observed (trials) |"
+    lines += [header, "|---|---|---|---|---|"]
+    for r in rows:
+        mean, n = validate.observed(study, r["values"])
+        low, high = r["interval"]
+        lines.append(f"| {validate.point_text(r['values'])} | {r['role']} | {r['value']:.4g} [{low:.4g}, {high:.4g}] "
+                     f"| {r['games']} | {mean:.4g} ({n}) |")  # fmt: skip
+    return lines
 
 
 def _plot_trials(trials, values, maximise, objective, path):

@@ -19,9 +19,11 @@ from optuna.trial import TrialState
 
 from games.rng import derive_seeds
 from tuner.study import objective as objectives
+from tuner.study import validate
 from tuner.study.provenance import environment
+from tuner.study.recommend import recommendation
 from tuner.study.samplers import distributions, make_sampler, suggest
-from tuner.study.spec import StudyError, StudySpec
+from tuner.study.spec import StudyError, StudySpec, trial_games
 from tuner.study.storage import IDENTITY_KEYS, JOURNAL, identity, open_storage, recover, redact, worker_id
 
 RUNS = "runs.jsonl"
@@ -75,9 +77,11 @@ def _surplus(study, number: int, target: int) -> bool:
     return sum(t.number < number for t in study.get_trials(deepcopy=False, states=states)) >= target
 
 
-def run_trials(study, spec: StudySpec, dists: dict, target: int, count: int, bar=None) -> None:
-    """Ask up to `count` trials and play their games together (`objectives.play_trials`), then tell each
-    its result; a trial beyond the budget is pruned. If the games fail, every asked trial fails with them."""
+def run_trials(study, spec: StudySpec, dists: dict, target: int, count: int, bar=None,
+               play=objectives.play_trials) -> None:  # fmt: skip
+    """Ask up to `count` trials and play their games together (`play`: `objectives.play_trials`, or the
+    tabular benchmark's draw), then tell each its result; a trial beyond the budget is pruned. If the games
+    fail, every asked trial fails with them."""
     trials = []
     try:
         for _ in range(count):
@@ -91,7 +95,7 @@ def run_trials(study, spec: StudySpec, dists: dict, target: int, count: int, bar
         if not trials:
             return
         _refresh(bar, study, spec)
-        records = objectives.play_trials(spec, [(values, seed) for _, values, seed in trials], progress=bar)
+        records = play(spec, [(values, seed) for _, values, seed in trials], progress=bar)
     except BaseException:
         for trial, _, _ in trials:
             study.tell(trial, state=TrialState.FAIL)
@@ -155,7 +159,24 @@ def run(folder, workers: int | None = None, storage: str | None = None, trials: 
             raise StudyError(f"a worker failed (exit codes {[p.exitcode for p in procs]}); run the study again")
     if bar is not None:
         bar.close()
+    if spec.validate_games:
+        _validate(folder, storage, spec, progress)
     return status(folder, storage)
+
+
+def _validate(folder, storage, spec, progress: bool) -> None:
+    """Replay the recommendation and the best observed points (`tuner.study.validate`), with a bar."""
+    _, study = load(folder, storage)
+    count = len(validate.candidates(spec, study))
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        total = count * trial_games(spec.validate_games, len(spec.opponents))
+        bar = tqdm(total=total, desc=f"validating {count} points", unit="game", dynamic_ncols=True)
+    validate.run(folder, spec, study, progress=bar)
+    if bar is not None:
+        bar.close()
 
 
 def _bar(spec, study, target, progress):
@@ -194,4 +215,8 @@ def status(folder, storage: str | None = None) -> dict:
         best = study.best_trial
         out["best"] = {"trial": best.number, "value": best.value, "params": best.params,
                        "records": best.user_attrs["records"]}  # fmt: skip
+        out["recommended"] = recommendation(spec, study.get_trials(deepcopy=False))
+        if spec.validate_games:
+            out["validated"] = [{k: r[k] for k in ("role", "values", "games", "seed", "value", "interval")}
+                                for r in validate.run(folder, spec, study, play=False)]  # fmt: skip
     return out

@@ -95,13 +95,18 @@ class StrategySampler(_ReplaySampler):
             return self.spec.space.to_unit([params[n] for n in names])
         return [p.values.index(params[p.name]) for p in self.spec.space.params]
 
-    def replay(self, earlier) -> dict:
+    def rebuild(self, earlier):
+        """The strategy as it stands after the trials `earlier` (by number, pruned ones left out)."""
         strategy = make_strategy(self.spec.space, self.spec.strategy, self.spec.seed, **self.spec.settings)
         for t in earlier:
             if "retry_of" not in t.user_attrs:
                 strategy.ask()
             if _told(t):
                 strategy.tell(self._point(strategy, t.params), t.user_attrs["reward"])
+        return strategy
+
+    def replay(self, earlier) -> dict:
+        strategy = self.rebuild(earlier)
         return dict(zip(self.spec.space.names, strategy.values(strategy.ask())))
 
 

@@ -66,7 +66,10 @@ KEYS = {
     "batch_trials": "trials a worker plays at once in lock-step, so that az agents share forwards across them",
     "strategy": "table: name = the allocation strategy, then its settings",
     "space": "one table per tuned parameter: values = [...] and/or low, high; default",
+    "validate": "table: after the budget, replay the recommendation and the top observed points with fresh games",
 }
+VALIDATE_KEYS = {"top": "observed best points replayed beside the recommendation (0: the recommendation only)",
+                 "games": "fresh games per opponent and seat for each replayed point"}  # fmt: skip
 PARAM_KEYS = {"values": "discrete values", "low": "range start", "high": "range end", "default": "default value"}
 
 
@@ -88,6 +91,8 @@ class StudySpec:
     space: Space
     continuous: list[bool] = field(default_factory=list)  # per parameter: a range was given
     batch_trials: int = 1
+    validate_top: int = 0  # [validate] top: observed best points replayed beside the recommendation
+    validate_games: int = 0  # [validate] games per opponent and seat of each replay; 0: no validation
     _template: search.AgentSpec | None = field(default=None, repr=False, compare=False)
 
     @classmethod
@@ -118,6 +123,7 @@ class StudySpec:
             space=space,
             continuous=continuous,
             batch_trials=_positive(raw, "batch_trials", 1),
+            **_validate(raw.get("validate")),
         )
         spec._check_agents()
         return spec
@@ -224,6 +230,19 @@ def _opponents(value) -> list[str]:
     if len(set(value)) != len(value):
         raise StudyError("opponents: each opponent may appear only once")
     return value
+
+
+def _validate(value) -> dict:
+    """The [validate] table's settings: {} without one."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise StudyError("[validate] must be a table: top = K, games = M")
+    _check_keys(value, VALIDATE_KEYS, "[validate]")
+    top, games = _integer(value, "top", 3), _positive(value, "games", 50)
+    if top < 0:
+        raise StudyError(f"[validate] top must be at least 0, got {top}")
+    return {"validate_top": top, "validate_games": games}
 
 
 def _strategy(value) -> tuple[str, dict]:

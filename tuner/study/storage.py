@@ -68,6 +68,31 @@ def identity(folder: Path) -> str:
     return hashlib.sha256(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
+def read_lines(path: Path) -> list[dict]:
+    """The JSON lines of `path` (none if it is missing), up to a torn last line that a kill left half-written."""
+    rows = []
+    if path.exists():
+        for line in path.read_text().splitlines():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError:
+                break
+    return rows
+
+
+def append_lines(path: Path, rows: list[dict]) -> None:
+    """Append `rows` as JSON lines and sync them to disk; a torn last line is cut first, so that a kill at
+    any moment loses at most the rows being written."""
+    if path.exists():
+        text = path.read_text()
+        if text and not text.endswith("\n"):
+            path.write_text(text[: text.rfind("\n") + 1])
+    with open(path, "a") as f:
+        f.write("".join(json.dumps(r) + "\n" for r in rows))
+        f.flush()
+        os.fsync(f.fileno())
+
+
 def worker_id() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 

@@ -1,0 +1,131 @@
+"""Ground truth for a study's space: every discrete point played with many games, kept in the folder.
+
+`sparring study truth FOLDER --games M` plays each point of the study's discrete space (the product of
+every parameter's `values`) with M games per opponent and seat, against the study's opponents and with
+its objective, and appends one JSON line per point to FOLDER/truth.jsonl once the point's games are
+done: a killed run resumes at the first point missing, never counting one twice. Each point's games
+are seeded from (study seed, TRUTH_STREAM, point index), apart from every trial's.
+
+The table is what a strategy's recommendation is scored by (its regret), and what the tabular
+benchmark draws games from instead of playing them (`tuner.study.objective`).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+from games.rng import derive_seeds
+from tuner.study import objective as objectives
+from tuner.study.spec import StudyError, StudySpec, trial_games
+from tuner.study.storage import append_lines, read_lines
+
+TRUTH = "truth.jsonl"
+TRUTH_STREAM = 1_000_003  # the seed stream of truth games, apart from trials' (derive_seeds(seed, number))
+
+
+def points(spec: StudySpec) -> list[dict]:
+    """Every point of the study's discrete space, in a fixed order (the last parameter varies fastest)."""
+    names = spec.space.names
+    return [dict(zip(names, combo)) for combo in itertools.product(*(p.values for p in spec.space.params))]
+
+
+def point_seed(study_seed: int, index: int) -> int:
+    return derive_seeds(study_seed, TRUTH_STREAM, index)[0]
+
+
+def _key(values: dict, names) -> tuple:
+    return tuple(float(values[n]) for n in names)
+
+
+@dataclass
+class Truth:
+    """A study's truth table: per point, its records (per opponent and seat W, D, L) and objective value."""
+
+    spec: StudySpec
+    rows: list[dict]
+
+    @property
+    def games(self) -> int:
+        """Games per opponent and seat behind each point."""
+        return self.rows[0]["games"] if self.rows else 0
+
+    def complete(self) -> bool:
+        return len(self.rows) == len(points(self.spec))
+
+    def lookup(self, values: dict) -> dict:
+        """The row of the grid point nearest to `values` (each parameter snapped to its nearest grid value,
+        so a continuous strategy's point is scored by the grid cell it falls in); KeyError if unplayed."""
+        params = self.spec.space.params
+        snapped = {p.name: min(p.values, key=lambda v, x=float(values[p.name]): abs(v - x)) for p in params}
+        key = _key(snapped, self.spec.space.names)
+        for row in self.rows:
+            if _key(row["values"], self.spec.space.names) == key:
+                return row
+        raise KeyError(f"no truth for {snapped}")
+
+    def value(self, values: dict) -> float:
+        """The objective's true value (its estimate from the table's games) at the point nearest `values`."""
+        return self.lookup(values)["value"]
+
+    def best(self) -> dict:
+        """The row with the best objective value."""
+        sign = 1.0 if objectives.MAXIMISED[self.spec.objective] else -1.0
+        return max(self.rows, key=lambda r: sign * r["value"])
+
+    def regret(self, values: dict) -> float:
+        """Simple regret of recommending `values`: how much worse its true value is than the best point's
+        (>= 0, in the objective's units)."""
+        gap = self.best()["value"] - self.value(values)
+        return gap if objectives.MAXIMISED[self.spec.objective] else -gap
+
+    def draw(self, values: dict, games: int, seed: int) -> dict:
+        """Records as a trial of `games` games per opponent and seat at `values` would give them, drawn instead
+        of played: per opponent and seat, wins, draws and losses from a multinomial with the table's
+        frequencies at the nearest point (the tabular benchmark), seeded by `seed`."""
+        rng = np.random.default_rng(seed)
+        records = self.lookup(values)["records"]
+        return {o: {seat: rng.multinomial(games, np.array(wdl, float) / sum(wdl)).tolist() for seat, wdl in s.items()}
+                for o, s in records.items()}  # fmt: skip
+
+    def play(self, spec, trials, progress=None) -> list[dict]:
+        """`objectives.play_trials`' stand-in for the tabular benchmark: each (values, seed) drawn, not played."""
+        out = [self.draw(values, spec.games, seed) for values, seed in trials]
+        if progress is not None:
+            progress.update(len(trials) * spec.games_per_trial)
+        return out
+
+
+def load(folder) -> Truth:
+    """The folder's truth table as far as it is played (a torn last line, from a kill, is ignored)."""
+    folder = Path(folder)
+    return Truth(StudySpec.load(folder), read_lines(folder / TRUTH))
+
+
+def run(folder, games: int, *, workers: int = 1, chunk: int = 4, progress=None) -> Truth:
+    """Play every missing point of FOLDER's space with `games` games per opponent and seat (see the module
+    docstring); `chunk` points at a time in one pool with `workers` threads. Returns the whole table."""
+    folder = Path(folder)
+    if games < 1 or workers < 1:
+        raise StudyError("--games and --workers must be at least 1")
+    truth = load(folder)
+    spec = truth.spec
+    if truth.rows and truth.games != games:
+        raise StudyError(f"{folder / TRUTH} holds {truth.games} games a point and seat, not {games}: "
+                         f"give --games {truth.games}, or move the file away to start again")  # fmt: skip
+    every = points(spec)
+    done = {_key(r["values"], spec.space.names) for r in truth.rows}
+    todo = [(i, p) for i, p in enumerate(every) if _key(p, spec.space.names) not in done]
+    if progress is not None:
+        progress.update(len(done) * trial_games(games, len(spec.opponents)))
+    played = replace(spec, games=games, game_workers=workers)
+    for start in range(0, len(todo), chunk):
+        part = todo[start : start + chunk]
+        records = objectives.play_trials(played, [(p, point_seed(spec.seed, i)) for i, p in part], progress=progress)
+        rows = [{"index": i, "values": p, "games": games, "seed": point_seed(spec.seed, i), "records": r,
+                 "value": objectives.value(spec.objective, r)} for (i, p), r in zip(part, records)]  # fmt: skip
+        append_lines(folder / TRUTH, rows)
+    return load(folder)

@@ -1,0 +1,111 @@
+"""Validation: after a study's budget, its recommendation and its best observed points replayed with fresh games.
+
+A study's trials are noisy estimates, and the best of many noisy estimates is biased upward (the
+winner's curse): the trial with the highest observed value is usually luckier than it is good. So a
+study with a `[validate]` table (`top = K`, `games = M`) replays, once its budget is spent, the
+strategy's recommendation (`tuner.study.recommend`) and the K distinct points with the best observed
+trials, each with M fresh games per opponent and seat, and its report leads with those results.
+
+The games are seeded from (study seed, VALIDATION_STREAM, k) for the k-th point replayed, apart from
+every trial's, recorded with the point, and not counted in the budget. Each point's line is appended to
+FOLDER/validation.jsonl once its games are done, so a killed run resumes at the first point missing;
+a point already replayed with M games is not replayed again (raising the budget later replays only
+what is new).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from optuna.trial import TrialState
+
+from games.rng import derive_seeds
+from tuner.study import objective as objectives
+from tuner.study.recommend import interval, recommendation
+from tuner.study.storage import append_lines, read_lines
+
+VALIDATION = "validation.jsonl"
+VALIDATION_STREAM = 2_000_003  # the seed stream of validation games, apart from trials' and the truth's
+
+
+def _key(values: dict) -> tuple:
+    return tuple(sorted((k, float(v)) for k, v in values.items()))
+
+
+def candidates(spec, study) -> list[tuple[str, dict]]:
+    """(role, values) of the points to replay: the recommendation, then the `validate_top` distinct points
+    with the best observed trials (a point that is both keeps both roles, in one entry)."""
+    trials = study.get_trials(deepcopy=False)
+    sign = -1.0 if objectives.MAXIMISED[spec.objective] else 1.0
+    ranked = sorted((t for t in trials if t.state == TrialState.COMPLETE), key=lambda t: (sign * t.value, t.number))
+    rec = recommendation(spec, trials)
+    entries: dict[tuple, tuple[list[str], dict]] = {_key(rec): (["recommended"], rec)}
+    seen: set[tuple] = set()
+    for t in ranked:
+        if len(seen) >= spec.validate_top:
+            break
+        if _key(t.params) in seen:
+            continue  # a point tried more than once counts once
+        seen.add(_key(t.params))
+        role = f"top {len(seen)} (trial {t.number}, observed {t.value:.4g})"
+        entries.setdefault(_key(t.params), ([], dict(t.params)))[0].append(role)
+    return [(", ".join(roles), values) for roles, values in entries.values()]
+
+
+def load(folder) -> list[dict]:
+    """The points replayed so far (a torn last line, from a kill, is ignored)."""
+    return read_lines(Path(folder) / VALIDATION)
+
+
+def run(folder, spec, study, *, play: bool = True, progress=None) -> list[dict]:
+    """This study's rows, one per candidate in the order of `candidates`, each with its `role`; with `play`,
+    a candidate not yet replayed with the study's validation games is replayed first (else left out)."""
+    folder = Path(folder)
+    games = spec.validate_games
+    rows = load(folder)
+    done = {(_key(r["values"]), r["games"]): r for r in rows}
+    played = replace(spec, games=games)
+    out = []
+    for role, values in candidates(spec, study):
+        row = done.get((_key(values), games))
+        if row is None and play:
+            seed = derive_seeds(spec.seed, VALIDATION_STREAM, len(rows))[0]
+            (records,) = objectives.play_trials(played, [(values, seed)], progress=progress)
+            value = objectives.value(spec.objective, records)
+            row = {"values": values, "games": games, "seed": seed, "records": records, "value": value,
+                   "interval": interval(spec.objective, records, seed)}  # fmt: skip
+            append_lines(folder / VALIDATION, [row])
+            rows.append(row)
+            done[(_key(values), games)] = row
+        if row is not None:
+            out.append({**row, "role": role})
+    return out
+
+
+def observed(study, values: dict) -> tuple[float, int]:
+    """The mean observed value of the finished trials at `values`, and how many there were (0: none)."""
+    key = _key(values)
+    hits = [t.value for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)) if _key(t.params) == key]
+    return (sum(hits) / len(hits), len(hits)) if hits else (float("nan"), 0)
+
+
+def summary(spec, study, rows: list[dict]) -> str:
+    """One paragraph for the report: the validated recommendation beside the raw maximum, and why they differ."""
+    rec = next(r for r in rows if "recommended" in r["role"])
+    best = study.best_trial
+    raw = next((r for r in rows if _key(r["values"]) == _key(best.params)), None)
+    low, high = rec["interval"]
+    text = (f"The strategy recommends {point_text(rec['values'])}: replayed with {rec['games']} fresh games per "
+            f"opponent and seat it scores {spec.objective} = {rec['value']:.4g} [{low:.4g}, {high:.4g}]. ")  # fmt: skip
+    text += (f"The best observed trial, {best.number} at {point_text(best.params)}, measured {best.value:.4g} over "
+             f"{spec.games_per_trial} games")  # fmt: skip
+    if raw is not None:
+        text += f"; replayed, it scores {raw['value']:.4g} [{raw['interval'][0]:.4g}, {raw['interval'][1]:.4g}]"
+    return text + (". The best of many noisy trials is biased upward (the winner's curse): the more points a "
+                   "study tries, the luckier its maximum, whatever their quality; the replayed values are "
+                   "unbiased estimates of what each point is worth.")  # fmt: skip
+
+
+def point_text(values: dict) -> str:
+    return ", ".join(f"{k} = {v:.4g}" for k, v in values.items())
