@@ -59,6 +59,10 @@ class Agent:
         """The strength knobs in force, by name, for a person to see (none for a fixed player)."""
         return {}
 
+    def estimate(self) -> float | None:
+        """Its expected score in the game (win 1, draw 0.5) as its last move saw it; None if it has no view."""
+        return None
+
 
 class RandomAgent(Agent):
     """Uniformly random legal moves."""
@@ -104,6 +108,10 @@ class SearchAgent(Agent):
         """z (inf: the most visited move) and the search budget as they stand."""
         budget = {"simulations": self.simulations} if self.seconds is None else {"seconds": self.seconds}
         return {"z": self.z, **budget}
+
+    def estimate(self):
+        """The visit-weighted value of the root's moves at its last search (`SearchResult.score`)."""
+        return None if self.last_search is None else self.last_search.score()
 
     def apply(self, knobs: Knobs | None) -> None:
         """Take the strength knobs an adjuster asks for (None: keep everything as it is)."""

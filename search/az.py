@@ -56,6 +56,13 @@ class AZAgent(SearchAgent):
             out["target"] = self.target
         return out
 
+    def estimate(self):
+        """With AlphaDDA3's target the search's values are eq. 7's distances, not scores: its estimate is then
+        the clean net's mean value v̄ c that the target is, as a score (v̄ c + 1) / 2."""
+        if not math.isnan(self.target):
+            return (self.target + 1.0) / 2.0
+        return super().estimate()
+
     def apply(self, knobs):
         super().apply(knobs)
         if knobs is None:

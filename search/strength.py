@@ -74,6 +74,11 @@ class StrengthAdjuster:
     def before_search(self, state) -> Knobs | None:
         return None
 
+    def preview(self) -> Knobs | None:
+        """The knobs of its next search where they do not depend on the position (for a person to see before
+        it moves); None where they do (AlphaDDA's follow the position's value)."""
+        return None
+
     def after_search(self, state, result) -> Knobs | None:
         return None
 
@@ -133,6 +138,9 @@ class InterGame(StrengthAdjuster):
     def before_search(self, state):
         return self.knobs(self.z)  # fixed for the whole game
 
+    def preview(self):
+        return self.knobs(self.z)
+
     def game_over(self, returns, player):
         self.z += inter_game_step(returns[player], self.dz)
         self.dz = max(self.dz_min, self.dz * self.decay)
@@ -168,6 +176,9 @@ class IntraGame(StrengthAdjuster):
     def before_search(self, state):
         return self.knobs(self.z)  # the budget follows z as it stood after the last move
 
+    def preview(self):
+        return self.knobs(self.z)
+
     def after_search(self, state, result):
         best = int(result.visits.argmax())
         self.z += self.step(float(result.values[best]))
@@ -199,6 +210,9 @@ class InterIntra(StrengthAdjuster):
 
     def before_search(self, state):
         return self.intra.before_search(state)
+
+    def preview(self):
+        return self.intra.preview()
 
     def after_search(self, state, result):
         return self.intra.after_search(state, result)

@@ -3,6 +3,7 @@ and the web server (the browser test is in test_play_browser.py)."""
 
 import io
 import sqlite3
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -186,6 +187,51 @@ def test_the_same_seed_and_moves_replay_the_same_replies():
     assert any(replies(5) != replies(s) for s in (6, 7, 8))
 
 
+def test_its_estimate_points_the_right_way():
+    bot = Opponent("connect4", "mcts:simulations=2000", seed=0)
+    bot.new_game(human_first=True, moves=[0, 1, 0, 1, 0, 1, 6])  # both have three; the opponent is to move
+    turn = bot.reply()
+    assert turn.action == 1 and turn.estimate > 0.9 and bot.result == "loss"  # it wins at once, and knows it
+    bot.new_game(human_first=True, moves=[2, 2, 3, 3, 4])  # the person threatens columns 1 and 5 at once
+    assert bot.reply().estimate < 0.2  # whichever it blocks, it loses
+
+
+def test_a_resigned_game_is_over():
+    bot = Opponent("connect4", FAST, seed=0)
+    bot.new_game(human_first=True)
+    bot.resign()
+    assert bot.over and not bot.human_to_move and bot.result == "loss"
+    for call in (bot.undo, bot.resign, bot.hint, lambda: bot.move(3)):
+        with pytest.raises(OutOfTurn, match="over"):
+            call()
+
+
+def test_the_strength_shown_is_the_one_its_next_move_uses():
+    bot = Opponent("connect4", "mcts:dsa=both,simulations=50", seed=1)
+    bot.new_game(human_first=True)
+    assert bot.strength() == {"z": 0.0, "simulations": 50}
+    bot.move(3)
+    turn = bot.reply()
+    assert bot.strength() == turn.strength and turn.strength["z"] == pytest.approx(bot.adjuster.z)
+    bot.move(3)
+    bot.reply()
+    bot.undo()
+    assert bot.strength()["z"] == pytest.approx(bot.adjuster.z) == pytest.approx(turn.strength["z"])
+    dda = Opponent("connect4", "az:net=uniform,dda=alphadda1", seed=0)
+    dda.new_game(human_first=True)
+    assert dda.strength() is None  # AlphaDDA's knobs follow the position: unknown before its first search
+    dda.move(3)
+    assert dda.reply().strength == dda.strength() and dda.strength()["simulations"] >= 1
+
+
+def test_alphadda3_s_estimate_is_its_clean_value_as_a_score():
+    bot = Opponent("connect4", "az:net=playout,dda=alphadda3", seed=0)
+    bot.new_game(human_first=True)
+    bot.move(3)
+    turn = bot.reply()
+    assert turn.estimate == pytest.approx((bot.adjuster.mean + 1) / 2)  # not eq. 7's distances, which stay <= 0.5
+
+
 # --- profiles ------------------------------------------------------------------------------------------
 
 
@@ -243,6 +289,61 @@ def test_a_damaged_profile_is_an_error_not_a_fresh_start(tmp_path):
         Opponent("connect4", FAST, profile=" ", profiles=path)
 
 
+def test_two_sessions_on_one_profile_lose_nothing(tmp_path):
+    path = tmp_path / "p.sqlite"
+    spec = "mcts:dsa=inter,simulations=20"
+    a = Opponent("connect4", spec, profile="ada", profiles=path, seed=0)
+    b = Opponent("connect4", spec, profile="ada", profiles=path, seed=1)  # the page and the terminal, say
+    for bot in (a, b, a):
+        _lose_one(bot)  # each new game starts from the profile's latest level
+    saved = Profiles(path).load("ada", "connect4", spec)
+    assert (saved.wins, saved.draws, saved.losses) == (0, 0, 3)
+    assert saved.state["z"] == pytest.approx(-0.375 * (1 + 0.95 + 0.95**2))
+
+
+def test_explicit_defaults_share_the_profile(tmp_path):
+    path = tmp_path / "p.sqlite"
+    _lose_one(Opponent("connect4", "mcts:dsa=both", profile="ada", profiles=path))
+    again = Opponent("connect4", "mcts:simulations=1000,dsa=both,c=0.5", profile="ada", profiles=path)
+    assert again.record.losses == 1 and again.adjuster.inter.z == pytest.approx(-0.375)
+
+
+def _damaged(path, sql):
+    _lose_one(Opponent("connect4", "mcts:dsa=inter,simulations=20", profile="ada", profiles=path))
+    with sqlite3.connect(path) as db:
+        db.executescript(sql)
+
+
+@pytest.mark.parametrize(
+    "sql, message, listed",
+    [
+        ("DROP TABLE profiles;", "is damaged .table profiles has columns none", 2),
+        ("UPDATE profiles SET wins = 'lots';", "is damaged .its wins, draws and losses are .'lots'", 2),
+        ("UPDATE profiles SET state = NULL;", "1 games but no adjuster state", 0),  # listing needs no state
+        ("PRAGMA user_version = 7;", "holds profiles of schema 7, and this sparring reads schema 1", 2),
+    ],
+)
+def test_every_kind_of_damage_is_one_line_never_a_fresh_start(tmp_path, sql, message, listed, capsys):
+    path = tmp_path / "p.sqlite"
+    _damaged(path, sql)
+    with pytest.raises(ProfileError, match=message):
+        Opponent("connect4", "mcts:dsa=inter,simulations=20", profile="ada", profiles=path)
+    assert main(["profiles", "--profiles", str(path)]) == listed
+    assert capsys.readouterr().err.count("\n") == (listed == 2)  # an error is one line
+
+
+def test_a_damaged_page_is_one_line(tmp_path, capsys):
+    path = tmp_path / "p.sqlite"
+    _damaged(path, "")
+    data = bytearray(path.read_bytes())
+    data[4096:8192] = b"\xff" * 4096  # the second page: the profiles table
+    path.write_bytes(bytes(data))
+    with pytest.raises(ProfileError, match="damaged|cannot use"):
+        Opponent("connect4", "mcts:dsa=inter,simulations=20", profile="ada", profiles=path)
+    assert main(["profiles", "--profiles", str(path)]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+
+
 # --- the terminal session ------------------------------------------------------------------------------
 
 
@@ -282,7 +383,7 @@ def client(tmp_path):
     from tuner.play.web import make_app
 
     app = make_app(profiles=tmp_path / "web.sqlite", seed=0, hint="mcts:simulations=50")
-    return lambda: TestClient(app)
+    return lambda: TestClient(app, base_url="http://127.0.0.1")
 
 
 def test_the_endpoints_play_a_game(client):
@@ -340,20 +441,77 @@ def test_bad_requests_get_4xx_and_change_nothing(client):
 
 def test_sessions_are_separate_and_run_at_once(client):
     clients = [client() for _ in range(4)]  # one server; a TestClient keeps its own cookies: one browser each
-    for c in clients:
-        c.post("/api/new", json={"game": "connect4", "opponent": FAST, "first": True})
+    seeds = {
+        c.post("/api/new", json={"game": "connect4", "opponent": FAST, "first": True}).json()["seed"] for c in clients
+    }
+    assert len(seeds) == 4
 
     def play(k):
         c = clients[k]
-        for _ in range(3):
-            view = c.get("/api/state").json()
-            if view["over"]:
-                break
-            c.post("/api/move", json={"move": view["legal"][k % len(view["legal"])]["action"]})
+        for column in (k, k, k + 1):  # each browser its own moves
+            c.post("/api/move", json={"move": column})
         return c.get("/api/state").json()
 
     with ThreadPoolExecutor(4) as pool:
         views = list(pool.map(play, range(4)))
     for k, view in enumerate(views):
-        assert view["plies"] in (5, 6) or view["over"]  # three moves and replies each, in its own game
-        assert view["board"][5][k % 7] == 1  # its own first move, not another session's
+        assert view["plies"] == 6 and not view["over"]
+        assert view["board"][5][k] == 1 and view["board"][5][k + 1] in (1, 2)  # its own first move, at the bottom
+
+
+def test_one_session_s_long_search_does_not_hold_up_another(client):
+    slow, quick = client(), client()
+    slow.post("/api/new", json={"game": "connect4", "opponent": "mcts:time=2", "first": True})  # 2 s a move
+    quick.post("/api/new", json={"game": "connect4", "opponent": FAST, "first": True})
+    with ThreadPoolExecutor(1) as pool:
+        thinking = pool.submit(slow.post, "/api/move", json={"move": 3})
+        time.sleep(0.3)
+        began = time.monotonic()
+        assert quick.post("/api/move", json={"move": 3}).status_code == 200
+        waited = time.monotonic() - began
+        assert not thinking.done() and waited < 1.0  # answered while the other search was still running
+        assert thinking.result().status_code == 200
+
+
+def test_the_page_keeps_learning_between_games_without_a_profile(client):
+    c = client()
+    first = c.post("/api/new", json={"game": "connect4", "opponent": "mcts:dsa=both,simulations=30"}).json()
+    assert first["strength"]["z"] == 0.0
+    after = c.post("/api/resign", json={}).json()
+    assert after["over"] and not after["human_to_move"] and after["legal"] == [] and after["to_move"] is None
+    second = c.post("/api/new", json={"game": "connect4", "opponent": "mcts:dsa=both,simulations=30"}).json()
+    assert second["strength"]["z"] == pytest.approx(-0.375) and second["record"]["losses"] == 1  # it won: weaker
+    other = c.post("/api/new", json={"game": "connect4", "opponent": "mcts:dsa=both,simulations=40"}).json()
+    assert other["strength"]["z"] == 0.0 and other["record"]["games"] == 0  # another opponent starts afresh
+
+
+def test_a_failing_search_leaves_the_game_as_it_was(client, monkeypatch):
+    c = client()
+    c.post("/api/new", json={"game": "connect4", "opponent": FAST})
+    before = c.get("/api/state").json()
+
+    def broken(self, state):
+        raise RuntimeError("out of memory")
+
+    monkeypatch.setattr(search.MCTSAgent, "select_action", broken)
+    r = c.post("/api/move", json={"move": 3})
+    assert r.status_code == 500 and "the game is as it was" in r.json()["error"]
+    assert c.get("/api/state").json() == before
+    monkeypatch.setattr(search.MCTSAgent, "select_action", lambda self, state: (_ for _ in ()).throw(ValueError("x")))
+    r = c.post("/api/move", json={"move": 3})
+    assert r.status_code == 400 and c.get("/api/state").json() == before
+
+
+def test_the_page_refuses_searches_it_cannot_bound_and_other_hosts(client):
+    c = client()
+    for spec, key in [("minimax:depth=60", "depth"), ("az:net=uniform,dda=alphadda1,nh=100000000", "nh"),
+                      ("az:net=uniform,leaves=100000", "leaves"), ("mcts:time=3600", "time")]:  # fmt: skip
+        r = c.post("/api/new", json={"game": "connect4", "opponent": spec})
+        assert r.status_code == 400 and f"{key}=" in r.json()["error"], spec
+        assert "set-cookie" not in r.headers  # a refused game leaves no session behind
+    from starlette.testclient import TestClient
+
+    from tuner.play.web import make_app
+
+    rebound = TestClient(make_app(), base_url="http://attacker.example")  # a page whose name points at 127.0.0.1
+    assert rebound.get("/api/options").status_code == 400

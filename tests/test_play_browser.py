@@ -72,3 +72,50 @@ def test_a_whole_game_by_clicking(server, tmp_path):
         page.screenshot(path=str(tmp_path / "end.png"))
         browser.close()
     assert (tmp_path / "mid-game.png").stat().st_size > 10_000
+
+
+def _open(p, server, game, opponent):
+    """A page with a new game of `game` against the opponent whose spec is `opponent`, the person first."""
+    browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+    page = browser.new_page(viewport={"width": 1100, "height": 800})
+    page.goto(server)
+    page.wait_for_selector("body[data-ready]")
+    page.select_option("#game", game)
+    page.select_option("#opponent", opponent)
+    page.click("#new")
+    page.wait_for_function("() => document.querySelector('#status').textContent.startsWith('Your move')")
+    return browser, page
+
+
+def _settled(page):
+    page.wait_for_function("() => !document.querySelector('#status').textContent.startsWith('Thinking')")
+
+
+def test_othello_moves_by_clicking_a_marked_square_and_alphadda_charts_its_simulations(server):
+    with playwright.sync_playwright() as p:
+        browser, page = _open(p, server, "othello6", "az:dda=alphadda1")
+        for move in range(3):
+            assert page.locator("#board .legal").count() >= 1  # legal moves are marked
+            page.locator("#board .legal").first.click()
+            _settled(page)
+            discs = page.locator("#board .piece").count()
+            assert discs == 4 + 2 * (move + 1)  # every move, the person's and the reply, adds one disc
+        assert page.locator("#knob-label").text_content() == "its simulations (log)"  # AlphaDDA1's knob
+        assert "simulations" in page.locator("#strength").text_content()
+        browser.close()
+
+
+def test_breakthrough_moves_a_piece_by_two_clicks(server):
+    with playwright.sync_playwright() as p:
+        browser, page = _open(p, server, "breakthrough", "mcts1")
+        before = page.evaluate("() => fetch('/api/state').then((r) => r.json())")
+        page.locator("#board .mine").first.click()  # choose a piece...
+        targets = page.locator("#board .target")
+        assert targets.count() >= 1
+        targets.first.click()  # ...and where it goes
+        _settled(page)
+        after = page.evaluate("() => fetch('/api/state').then((r) => r.json())")
+        assert after["plies"] == before["plies"] + 2
+        row, col = before["legal"][0]["from"]  # the first piece on the page that can move: the one clicked
+        assert before["board"][row][col] == 1 and after["board"][row][col] == 0  # it left its square
+        browser.close()

@@ -21,23 +21,30 @@ def _opponent(args):
 
 
 def _play(args) -> int:
+    from tuner.cli import CommandError
+    from tuner.play import ProfileError
     from tuner.play.terminal import play_terminal
 
     opponent = _opponent(args)
-    play_terminal(opponent, human_first=args.first)
+    try:
+        play_terminal(opponent, human_first=args.first)
+    except ProfileError as error:  # the profile could not be read or written after a game
+        raise CommandError(str(error)) from None
     return 0
 
 
 def _serve(args) -> int:
     import uvicorn
 
-    from tuner.play.web import make_app
+    from tuner.play.web import LOOPBACK, make_app
 
-    where = "loopback only: other machines cannot reach it" if args.host in ("127.0.0.1", "localhost", "::1") else (
+    loopback = args.host in LOOPBACK
+    where = "loopback only: other machines cannot reach it" if loopback else (
         f"on {args.host}: anyone who can reach this machine can play it")  # fmt: skip
-    print(f"sparring: the play page is at http://{args.host}:{args.port}/ ({where}); Ctrl-C stops it", flush=True)
-    uvicorn.run(make_app(profiles=args.profiles, seed=args.seed, hint=args.hint), host=args.host, port=args.port,
-                log_level="warning")  # fmt: skip
+    name = f"[{args.host}]" if ":" in args.host else args.host
+    print(f"sparring: the play page is at http://{name}:{args.port}/ ({where}); Ctrl-C stops it", flush=True)
+    app = make_app(profiles=args.profiles, seed=args.seed, hint=args.hint, allowed_hosts=LOOPBACK if loopback else None)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return 0
 
 

@@ -18,6 +18,7 @@ play through it.
 
 from __future__ import annotations
 
+import copy
 import math
 import secrets
 from dataclasses import dataclass
@@ -69,25 +70,33 @@ class Opponent:
         self.spec = spec or DEFAULT_SPEC
         search.check_spec(self.game, self.spec)
         search.check_spec(self.game, hint)
+        name = "" if profile is None else check_name(profile)
         self.seed = secrets.randbits(63) if seed is None else int(seed)
         self.agent = search.make_agent(self.game, self.spec, seed=self.seed)
         self.hint_spec, self._hint_agent = hint, None
         self.adjuster = getattr(self.agent, "adjuster", None)
         self.profiles = None if profile is None else profiles if isinstance(profiles, Profiles) else Profiles(profiles)
-        self.record = Profile(check_name(profile) if profile else "", self.game.name, canonical_spec(self.spec), None)
-        if profile is not None:
-            self._load_profile()
+        self.record = Profile(name, self.game.name, canonical_spec(self.spec), None)
+        self._load_profile()
         self.games_played = 0
         self.state: games.State | None = None
         self.human = 0  # the person's seat
         self._resigned = False
         self.turns: list[Turn] = []  # the opponent's moves this game
         self._undo: list[tuple[int, dict | None, int]] = []  # before each of the person's moves: plies, adjuster, turns
+        self._shown: dict | None = self._preview()
 
     def _load_profile(self) -> None:
+        """Take the profile's latest record and adjuster state (another session may have moved them)."""
+        if self.profiles is None:
+            return
         saved = self.profiles.load(self.record.name, self.game.name, self.spec)
         if saved is None:
             return
+        if saved.state is None and self.adjuster is not None and saved.games > 0:
+            raise ProfileError(f"profile {saved.name!r} ({self.game.name}, {saved.spec}) in {self.profiles.path} is "
+                               f"damaged: {saved.games} games but no adjuster state; delete it: sparring profiles "
+                               f"delete {saved.name}")  # fmt: skip
         if saved.state is not None:
             if self.adjuster is None:
                 raise ProfileError(f"profile {saved.name!r} holds an adjuster's state, but {self.spec} has none")
@@ -103,7 +112,8 @@ class Opponent:
     def new_game(self, *, human_first: bool = True, moves=()) -> None:
         """Start a game with the person first or second (the person is player 0 if first), from the position
         after `moves` (action ids or names, both sides' in turn; e.g. a saved game or a puzzle); an
-        unfinished game is dropped (not counted). ValueError if a move is illegal or ends the game."""
+        unfinished game is dropped (not counted). With a profile, its latest level is loaded first.
+        ValueError if a move is illegal or ends the game."""
         state = self.game.new_initial_state()
         for move in moves:
             action = int(move) if isinstance(move, int) else state.string_to_action(str(move))
@@ -112,6 +122,7 @@ class Opponent:
             state.apply_action(action)
             if state.is_terminal():
                 raise ValueError(f"the start position {list(moves)} ends the game: give an unfinished one")
+        self._load_profile()
         self.human = 0 if human_first else 1
         self.state = self.game.new_initial_state()
         self.turns, self._undo = [], []
@@ -121,14 +132,25 @@ class Opponent:
         for action in state.history():
             self.agent.observe(self.state, action)
             self.state.apply_action(action)
-        if self.adjuster is not None:  # the knobs it starts the game with, for `strength()` to show
-            self.agent.apply(self.adjuster.before_search(self.state))
         if self._hint_agent is not None:
             self._hint_agent.new_game(hint_seed)
+        self._shown = self._preview()
+
+    def _preview(self) -> dict | None:
+        """The knobs its next move will use where they do not depend on the position (Wu's z; a fixed
+        player's), else those of its last move this game; None before its first move (AlphaDDA's)."""
+        if self.adjuster is None:
+            return self.agent.strength()
+        knobs = self.adjuster.preview()
+        if knobs is not None:
+            self.agent.apply(knobs)
+            return self.agent.strength()
+        return self.turns[-1].strength if self.turns else None
 
     @property
     def over(self) -> bool:
-        return self.state is not None and self.state.is_terminal()
+        """Whether the game has ended: by the rules, or by the person's resignation."""
+        return self.state is not None and (self._resigned or self.state.is_terminal())
 
     @property
     def human_to_move(self) -> bool:
@@ -137,17 +159,17 @@ class Opponent:
     @property
     def result(self) -> str | None:
         """The person's result once the game is over: win, draw or loss (a resignation is a loss)."""
-        if self._resigned:
-            return "loss"
         if not self.over:
             return None
+        if self._resigned:
+            return "loss"
         mine = self.state.returns()[self.human]
         return "win" if mine > 0 else "loss" if mine < 0 else "draw"
 
     def _playing(self, person: bool) -> games.State:
         if self.state is None:
             raise OutOfTurn("no game yet: start one first")
-        if self.over or self._resigned:
+        if self.over:
             raise OutOfTurn("the game is over: start a new one")
         if person != (self.state.current_player() == self.human):
             raise OutOfTurn("it is the opponent's turn" if person else "it is the person's turn")
@@ -157,12 +179,15 @@ class Opponent:
         """The person's move as a legal action: an action id or its name in the game's notation; ValueError
         in one line (naming the legal moves) otherwise."""
         state = self._playing(person=True)
-        action = int(move) if isinstance(move, int) else state.string_to_action(str(move))
+        text = str(move)
+        if len(text) > 16:
+            raise ValueError(f"{text[:16]!r}... is not a move of {self.game.name}")
+        action = int(move) if isinstance(move, int) else state.string_to_action(text)
         legal = state.legal_actions()
         if action not in legal:
             names = " ".join(state.action_to_string(a) for a in legal)
-            raise ValueError(f"{state.action_to_string(action) if 0 <= action < self.game.num_actions else action} "
-                             f"is not a legal move here; legal: {names}")  # fmt: skip
+            shown = state.action_to_string(action) if 0 <= action < self.game.num_actions else action
+            raise ValueError(f"{shown} is not a legal move here; legal: {names}")
         return action
 
     def move(self, move: int | str) -> None:
@@ -176,11 +201,10 @@ class Opponent:
         """The opponent chooses and plays its move."""
         state = self._playing(person=False)
         action = self.agent.select_action(state)
-        last = getattr(self.agent, "last_search", None)
         strength = self.agent.strength()
-        turn = Turn(len(state.history()), action, state.action_to_string(action), strength,
-                    None if last is None else last.score())  # fmt: skip
+        turn = Turn(len(state.history()), action, state.action_to_string(action), strength, self.agent.estimate())
         self.turns.append(turn)
+        self._shown = strength
         self._play(action)
         return turn
 
@@ -199,29 +223,52 @@ class Opponent:
         self._finish(returns)
 
     def _finish(self, returns) -> None:
+        """The game is over: the agent learns from it and, with a profile, the result and its new level are
+        added to the profile in one transaction (another session's games on it are kept)."""
         self.agent.game_over(returns)
         self.games_played += 1
-        result = self.result
-        self.record.wins += result == "win"
-        self.record.draws += result == "draw"
-        self.record.losses += result == "loss"
-        self.record.state = None if self.adjuster is None else self.adjuster.state_dict()
+        state = None if self.adjuster is None else self.adjuster.state_dict()
         if self.profiles is not None:
-            self.profiles.save(self.record, result=result, plies=len(self.state.history()))
+            self.record = self.profiles.add_game(self.record, self.result, state, plies=len(self.state.history()))
+        else:
+            self.record.wins += self.result == "win"
+            self.record.draws += self.result == "draw"
+            self.record.losses += self.result == "loss"
+            self.record.state = state
+
+    def snapshot(self) -> tuple:
+        """Everything a request may change, for `restore` to put back if it fails midway."""
+        adjuster = None if self.adjuster is None else self.adjuster.state_dict()
+        history = None if self.state is None else self.state.history()
+        return (history, adjuster, list(self.turns), list(self._undo), self._resigned, self.games_played,
+                copy.copy(self.record), self._shown, self.human)  # fmt: skip
+
+    def restore(self, snapshot: tuple) -> None:
+        """Put back a `snapshot()`: the game, the adjuster, the record (a profile already written stays)."""
+        history, adjuster, self.turns, self._undo, self._resigned, self.games_played, self.record, self._shown, \
+            self.human = snapshot  # fmt: skip
+        if history is not None:
+            self.state = self._replay(history)
+        if adjuster is not None:
+            self.adjuster.load_state_dict(adjuster)
+
+    def _replay(self, history) -> games.State:
+        state = self.game.new_initial_state()
+        for action in history:
+            state.apply_action(action)
+        return state
 
     def undo(self) -> None:
-        """Take back the person's last move and the opponent's reply to it; ValueError if there is none."""
-        if self.state is None or self.over or self._resigned:
+        """Take back the person's last move and the opponent's reply to it; OutOfTurn if there is none."""
+        if self.state is None or self.over:
             raise OutOfTurn("nothing to undo: the game is over" if self.state is not None else "no game yet")
         if not self._undo:
             raise OutOfTurn("nothing to undo: you have not moved yet")
         plies, adjuster, turns = self._undo.pop()
-        state = self.game.new_initial_state()
-        for action in self.state.history()[:plies]:
-            state.apply_action(action)
-        self.state, self.turns = state, self.turns[:turns]
+        self.state, self.turns = self._replay(self.state.history()[:plies]), self.turns[:turns]
         if adjuster is not None:
             self.adjuster.load_state_dict(adjuster)
+        self._shown = self._preview()
 
     def hint(self) -> tuple[int, str]:
         """A move for the person by a full-strength helper (`hint`), which leaves the game as it is."""
@@ -231,13 +278,16 @@ class Opponent:
         action = self._hint_agent.select_action(state.clone())
         return action, state.action_to_string(action)
 
-    def strength(self) -> dict:
-        """The opponent's strength knobs as they stand: after its last move, or at the start of the game."""
-        return self.agent.strength()
+    def strength(self) -> dict | None:
+        """The opponent's strength knobs as they stand: those of its last move, or those it will start with
+        where they do not depend on the position; None until AlphaDDA's first move sets them."""
+        return self._shown
 
 
-def describe_strength(strength: dict) -> str:
+def describe_strength(strength: dict | None) -> str:
     """The knobs as a person reads them, e.g. 'z +0.38, 1000 simulations'."""
+    if strength is None:
+        return "set by the position at its first move"
     parts = []
     for name, value in strength.items():
         if name == "z":

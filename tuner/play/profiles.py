@@ -8,10 +8,10 @@ overwritten, and a damaged profile is an error, never a silent fresh start.
 
 >>> import tempfile, pathlib
 >>> store = Profiles(pathlib.Path(tempfile.mkdtemp()) / "profiles.sqlite")
->>> store.save(Profile("ada", "connect4", "mcts:dsa=inter", {"kind": "InterGame", "z": -0.375, "dz": 0.356,
-...            "games": 1}, wins=0, draws=0, losses=1), result="loss", plies=17)
->>> store.load("ada", "connect4", "mcts:dsa=inter").state["z"]
--0.375
+>>> saved = store.add_game(Profile("ada", "connect4", "mcts:dsa=inter", None), "loss",
+...                        {"kind": "InterGame", "z": -0.375, "dz": 0.356, "games": 1}, plies=17)
+>>> store.load("ada", "connect4", "mcts:dsa=inter").state["z"], saved.losses
+(-0.375, 1)
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ VERSION = 1  # PRAGMA user_version of the schema below
 _SCHEMA = """
 CREATE TABLE profiles (
     name TEXT NOT NULL, game TEXT NOT NULL, spec TEXT NOT NULL,
-    state TEXT,  -- the adjuster's state_dict() as JSON; NULL for an opponent without one
+    state TEXT,  -- the adjuster's state_dict() as JSON, NULL for an opponent without one
     wins INTEGER NOT NULL, draws INTEGER NOT NULL, losses INTEGER NOT NULL,  -- the person's results
     updated TEXT NOT NULL,
     PRIMARY KEY (name, game, spec)
@@ -41,6 +41,10 @@ CREATE TABLE games (
     state TEXT  -- the adjuster's state after the game
 );
 """
+_COLUMNS = {
+    "profiles": ["name", "game", "spec", "state", "wins", "draws", "losses", "updated"],
+    "games": ["name", "game", "spec", "finished", "result", "plies", "state"],
+}  # what _ready checks
 RESULTS = ("win", "draw", "loss")  # a game's result from the person's view
 
 
@@ -56,9 +60,12 @@ def default_path() -> Path:
 
 
 def canonical_spec(spec: str) -> str:
-    """The spec's key in the database: its given keys sorted, so `a=1,b=2` and `b=2,a=1` share a profile."""
+    """The spec's key in the database: the keys given with a value other than the default, sorted, so that
+    `a=1,b=2`, `b=2,a=1` and `a=1,b=2,c=DEFAULT` share a profile."""
     parsed = search.parse_spec(spec)
-    return str(type(parsed)(parsed.name, parsed.options, tuple(sorted(parsed.given))))
+    defaults = {k: key.default for k, key in search.AGENTS[parsed.name].keys.items()}
+    given = tuple(sorted(k for k in parsed.given if parsed.options[k] != defaults[k]))
+    return str(type(parsed)(parsed.name, parsed.options, given))
 
 
 @dataclass
@@ -89,84 +96,129 @@ def check_name(name: str) -> str:
 class Profiles:
     """The profile database at `path` (default: `default_path()`), created on first use.
 
-    Each call opens its own connection, so threads (the web server's) and processes may share the file.
+    Each call opens its own connection, so threads (the web server's) and processes may share the file;
+    every sqlite error becomes a one-line ProfileError.
     """
 
     def __init__(self, path: str | Path | None = None):
         self.path = Path(path) if path is not None else default_path()
-        with self._connect():
-            pass  # refuse a foreign or damaged file now, not at the end of a game
+        self._run(lambda db: None)  # refuse a foreign or damaged file now, not at the end of a game
 
-    def _connect(self) -> sqlite3.Connection:
-        """A connection to a checked database (made if the file is new or empty); ProfileError if foreign."""
+    def _run(self, work, write: bool = False):
+        """`work(connection)` on a checked database (made if the file is new or empty), in one transaction
+        (an immediate one, locking out other writers, with `write`); ProfileError for anything sqlite
+        refuses."""
         if self.path.is_dir():
             raise ProfileError(f"{self.path} is a folder: give a file for the profile database")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            connection = sqlite3.connect(self.path, timeout=30)
-            app, version = (connection.execute(f"PRAGMA {p}").fetchone()[0] for p in ("application_id", "user_version"))
-            if app == 0 and not connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
-                connection.executescript(f"PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {VERSION};"
-                                         + _SCHEMA)  # fmt: skip
-                app, version = APPLICATION_ID, VERSION
+            new = not self.path.exists() or self.path.stat().st_size == 0
+            with closing(sqlite3.connect(self.path, timeout=30, isolation_level=None)) as db:
+                db.execute("BEGIN IMMEDIATE" if write or new else "BEGIN")
+                try:
+                    self._ready(db)
+                    out = work(db)
+                except BaseException:
+                    db.execute("ROLLBACK")
+                    raise
+                db.execute("COMMIT")
+                return out
+        except sqlite3.OperationalError as error:
+            if "locked" in str(error) or "busy" in str(error):
+                raise ProfileError(f"{self.path} is locked by another program: try again") from None
+            raise ProfileError(f"{self.path} is damaged ({error}): move it away or give another path") from None
         except (sqlite3.DatabaseError, OSError) as error:
             raise ProfileError(f"cannot use {self.path} as a profile database ({error}): give another path") from None
-        if app != APPLICATION_ID or version != VERSION:
-            connection.close()
-            what = "a newer sparring's" if app == APPLICATION_ID else "not a sparring"
-            raise ProfileError(f"{self.path} is {what} profile database: give another path")
-        return connection
+
+    def _ready(self, db) -> None:
+        """Make the schema in an empty file; ProfileError if the file is another program's database, another
+        version's, or lacks our tables."""
+        app, version = (db.execute(f"PRAGMA {p}").fetchone()[0] for p in ("application_id", "user_version"))
+        if app == 0 and not db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+            db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            db.execute(f"PRAGMA user_version = {VERSION}")
+            for statement in filter(str.strip, _SCHEMA.split(";")):
+                db.execute(statement)
+            return
+        if app != APPLICATION_ID:
+            raise ProfileError(f"{self.path} is not a sparring profile database: give another path")
+        if version != VERSION:
+            raise ProfileError(f"{self.path} holds profiles of schema {version}, and this sparring reads schema "
+                               f"{VERSION}: use the sparring that wrote it, or give another path")  # fmt: skip
+        for table, columns in _COLUMNS.items():
+            found = [row[1] for row in db.execute(f"PRAGMA table_info({table})")]
+            if found != columns:
+                raise ProfileError(f"{self.path} is damaged (table {table} has columns {found or 'none'}): move it "
+                                   "away or give another path")  # fmt: skip
+
+    def _profile(self, row, name, game, spec) -> Profile:
+        """A stored row as a Profile; ProfileError if its state or counts are not what we write."""
+        state, counts, updated = row[0], row[1:4], row[4]
+        try:
+            if not all(isinstance(c, int) and c >= 0 for c in counts):
+                raise ValueError(f"its wins, draws and losses are {list(counts)}")
+            state = None if state is None else json.loads(state)
+            if state is not None and not isinstance(state, dict):
+                raise ValueError("its state is not an object")
+        except ValueError as error:
+            raise ProfileError(f"profile {name!r} ({game}, {spec}) in {self.path} is damaged ({error}); delete "
+                               f"it: sparring profiles delete {name}") from None  # fmt: skip
+        return Profile(name, game, spec, state, *counts, updated=updated)
 
     def load(self, name: str, game: str, spec: str) -> Profile | None:
         """The profile of `name` against `spec` in `game`, or None if there is none yet."""
-        spec = canonical_spec(spec)
-        with closing(self._connect()) as db:
-            row = db.execute("SELECT state, wins, draws, losses, updated FROM profiles WHERE name = ? AND game = ? "
-                             "AND spec = ?", (check_name(name), game, spec)).fetchone()  # fmt: skip
-        if row is None:
-            return None
-        try:
-            state = None if row[0] is None else json.loads(row[0])
-            if state is not None and not isinstance(state, dict):
-                raise ValueError("not an object")
-        except ValueError as error:
-            raise ProfileError(f"profile {name!r} ({game}, {spec}) in {self.path} is damaged: its state is not "
-                               f"valid ({error}); delete it: sparring profiles delete {name}") from None  # fmt: skip
-        return Profile(name, game, spec, state, *row[1:4], updated=row[4])
+        name, spec = check_name(name), canonical_spec(spec)
+        query = "SELECT state, wins, draws, losses, updated FROM profiles WHERE name = ? AND game = ? AND spec = ?"
+        row = self._run(lambda db: db.execute(query, (name, game, spec)).fetchone())
+        return None if row is None else self._profile(row, name, game, spec)
 
-    def save(self, profile: Profile, *, result: str | None = None, plies: int = 0) -> None:
-        """Write `profile`; with `result` (the person's: win, draw or loss), also log the finished game."""
-        if result is not None and result not in RESULTS:
+    def add_game(self, profile: Profile, result: str, state: dict | None, plies: int = 0) -> Profile:
+        """Count a finished game (the person's result: win, draw or loss) in `profile` and store the adjuster's
+        `state` after it, in one transaction: games that another session added meanwhile are kept.
+        Returns the profile as stored."""
+        if result not in RESULTS:
             raise ValueError(f"result is one of {', '.join(RESULTS)}, not {result!r}")
-        spec = canonical_spec(profile.spec)
-        profile.updated = datetime.now(timezone.utc).isoformat(timespec="seconds")
-        state = None if profile.state is None else json.dumps(profile.state)
-        key = (check_name(profile.name), profile.game, spec)
-        with closing(self._connect()) as db, db:
-            db.execute("INSERT OR REPLACE INTO profiles VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                       (*key, state, profile.wins, profile.draws, profile.losses, profile.updated))  # fmt: skip
-            if result is not None:
-                row = (*key, profile.updated, result, plies, state)
-                db.execute("INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?)", row)
+        key = (check_name(profile.name), profile.game, canonical_spec(profile.spec))
+        now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        text = None if state is None else json.dumps(state)
+
+        def write(db):
+            row = db.execute("SELECT state, wins, draws, losses, updated FROM profiles WHERE name = ? AND game = ? "
+                             "AND spec = ?", key).fetchone()  # fmt: skip
+            saved = self._profile(row, *key) if row is not None else Profile(*key, None)
+            counts = [saved.wins, saved.draws, saved.losses]
+            counts[RESULTS.index(result)] += 1
+            db.execute("INSERT OR REPLACE INTO profiles VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (*key, text, *counts, now))
+            db.execute("INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?)", (*key, now, result, plies, text))
+            return Profile(*key, state, *counts, updated=now)
+
+        return self._run(write, write=True)
 
     def history(self, name: str, game: str, spec: str) -> list[dict]:
         """The finished games of a profile, oldest first: when, the person's result, plies, the state after."""
-        with closing(self._connect()) as db:
-            rows = db.execute("SELECT finished, result, plies, state FROM games WHERE name = ? AND game = ? AND "
-                              "spec = ? ORDER BY rowid", (name, game, canonical_spec(spec))).fetchall()  # fmt: skip
-        return [{"finished": f, "result": r, "plies": p, "state": s and json.loads(s)} for f, r, p, s in rows]
+        key = (check_name(name), game, canonical_spec(spec))
+        where = "name = ? AND game = ? AND spec = ?"
+        query = f"SELECT finished, result, plies, state FROM games WHERE {where} ORDER BY rowid"
+        rows = self._run(lambda db: db.execute(query, key).fetchall())
+        try:
+            return [{"finished": f, "result": r, "plies": p, "state": s and json.loads(s)} for f, r, p, s in rows]
+        except ValueError as error:
+            raise ProfileError(f"the games of profile {name!r} in {self.path} are damaged ({error})") from None
 
     def list(self) -> list[Profile]:
-        """Every profile, by name, game and spec (their states left out)."""
-        with closing(self._connect()) as db:
-            rows = db.execute("SELECT name, game, spec, wins, draws, losses, updated FROM profiles "
-                              "ORDER BY name, game, spec").fetchall()  # fmt: skip
-        return [Profile(n, g, s, None, w, d, lo, updated=u) for n, g, s, w, d, lo, u in rows]
+        """Every profile, by name, game and spec."""
+        query = "SELECT state, wins, draws, losses, updated, name, game, spec FROM profiles ORDER BY name, game, spec"
+        rows = self._run(lambda db: db.execute(query).fetchall())
+        return [self._profile(row[:5], *row[5:]) for row in rows]
 
     def delete(self, name: str, game: str | None = None) -> int:
         """Delete `name`'s profiles and games (only in `game` if given); the number of profiles deleted."""
+        name = check_name(name)
         where, args = ("name = ?", (name,)) if game is None else ("name = ? AND game = ?", (name, game))
-        with closing(self._connect()) as db, db:
+
+        def drop(db):
             count = db.execute(f"DELETE FROM profiles WHERE {where}", args).rowcount
             db.execute(f"DELETE FROM games WHERE {where}", args)
-        return count
+            return count
+
+        return self._run(drop, write=True)

@@ -52,13 +52,16 @@ def play_terminal(opponent: Opponent, *, human_first: bool | None = None, read: 
 
 def _play_one(opponent: Opponent, read, say) -> bool:
     """One game to its end (True), or until the person quits (False)."""
-    while not opponent.over and opponent.result is None:
+    while not opponent.over:
         if not opponent.human_to_move:
             turn = opponent.reply()
             estimate = "" if turn.estimate is None else f"; it expects to score {turn.estimate:.2f} (1 = it wins)"
             say(f"It plays {turn.text} ({describe_strength(turn.strength)}{estimate}).")
             _board(opponent, say)
             continue
+        legal = opponent.state.legal_actions()
+        if len(legal) == 1 and opponent.state.action_squares(legal[0]) == (None, None):
+            say("You have no move: type pass.")
         try:
             line = read("your move> ").strip()
         except EOFError:
@@ -81,8 +84,7 @@ def _play_one(opponent: Opponent, read, say) -> bool:
                 opponent.resign()
             else:
                 opponent.move(line)
-                if opponent.over:
-                    _board(opponent, say)
+                _board(opponent, say)
         except ValueError as error:
             say(f"error: {error}")
     return True

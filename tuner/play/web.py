@@ -22,6 +22,8 @@ from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse
 from starlette.routing import Mount, Route
@@ -36,8 +38,11 @@ from tuner.play.profiles import ProfileError, Profiles
 
 STATIC = Path(__file__).parent / "static"
 COOKIE = "sparring_session"
-MAX_SESSIONS = 256  # the least recently used session is dropped beyond this
-MAX_SIMULATIONS, MAX_SECONDS = 100_000, 30.0  # the most a page may ask of one opponent move
+MAX_SESSIONS = 64  # the least recently used idle session is dropped beyond this (an az one holds ~20 MB)
+MAX_BODY = 16_384  # bytes of a request body
+LIMITS = {"simulations": 100_000, "n_max": 100_000, "time": 30.0, "depth": 8, "nh": 100,
+          "leaves": 64}  # the most a page may ask of one opponent move, per spec key  # fmt: skip
+LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
 
 
 class RequestError(Exception):
@@ -69,7 +74,7 @@ def opponents(game: games.Game) -> list[dict]:
 
 def check_spec(game: games.Game, spec: str) -> str:
     """`spec` if the page may build it: a valid spec, a shipped or net-free network only (never a file
-    path from a request), and at most MAX_SIMULATIONS or MAX_SECONDS a move."""
+    path from a request), and within LIMITS (a search that never ends would hold its session for good)."""
     try:
         parsed = search.check_spec(game, spec)
     except ValueError as error:
@@ -79,11 +84,9 @@ def check_spec(game: games.Game, spec: str) -> str:
     if net is not None and net not in NET_FREE and net not in shipped_nets():
         raise RequestError(400, "the page plays shipped nets only (leave net= out): start `sparring serve` "
                                 "elsewhere or use `sparring play` for a checkpoint of your own")  # fmt: skip
-    for key in ("simulations", "n_max"):
-        if (o.get(key) or 0) > MAX_SIMULATIONS:
-            raise RequestError(400, f"{key}={o[key]} is more than the page allows a move ({MAX_SIMULATIONS})")
-    if (o.get("time") or 0) > MAX_SECONDS:
-        raise RequestError(400, f"time={o['time']} is more than the page allows a move ({MAX_SECONDS:g} s)")
+    for key, most in LIMITS.items():
+        if (o.get(key) or 0) > most:
+            raise RequestError(400, f"{key}={o[key]:g} is more than the page allows ({most:g}); use `sparring play`")
     return spec
 
 
@@ -118,9 +121,9 @@ def view(opponent: Opponent) -> dict:
         "cols": game.board_shape[1],
         "board": board,
         "human": opponent.human,
-        "to_move": None if state.is_terminal() else state.current_player(),
+        "to_move": None if opponent.over else state.current_player(),
         "human_to_move": opponent.human_to_move,
-        "over": opponent.result is not None,
+        "over": opponent.over,
         "result": opponent.result,
         "legal": [move(a) for a in state.legal_actions()] if opponent.human_to_move else [],
         "last": last,
@@ -135,7 +138,7 @@ def view(opponent: Opponent) -> dict:
             }
             for t in opponent.turns
         ],  # fmt: skip
-        "strength": _finite(opponent.strength()),
+        "strength": None if opponent.strength() is None else _finite(opponent.strength()),
         "strength_text": describe_strength(opponent.strength()),
         "record": {"name": r.name, "games": r.games, "wins": r.wins, "draws": r.draws, "losses": r.losses},
         "spec": opponent.spec,
@@ -149,16 +152,20 @@ class Session:
     def __init__(self):
         self.lock = threading.Lock()
         self.opponent: Opponent | None = None
+        self.profile: str | None = None
 
 
-def make_app(*, profiles: str | Path | None = None, seed: int | None = None, hint: str | None = None) -> Starlette:
+def make_app(*, profiles: str | Path | None = None, seed: int | None = None, hint: str | None = None,
+             allowed_hosts=LOOPBACK) -> Starlette:  # fmt: skip
     """The app. `profiles`: the profile database's path (default: the user's data directory), opened when a
-    game names a profile; `seed`: games' seeds derive from it (None: random); `hint`: the hint agent."""
+    game names a profile; `seed`: games' seeds derive from it (None: random); `hint`: the hint agent;
+    `allowed_hosts`: the Host headers served (loopback names by default, so that a web page whose name
+    rebinds to 127.0.0.1 cannot drive the server; None serves any)."""
     sessions: OrderedDict[str, Session] = OrderedDict()
     sessions_lock = threading.Lock()
     stores: dict[str, Profiles] = {}
-    started = itertools.count()  # games' seeds: (seed, k) for the k-th game started
     extra = {} if hint is None else {"hint": hint}
+    started = itertools.count()  # games' seeds: (seed, k) for the k-th opponent made
 
     def session_of(request: Request, create: bool = False) -> tuple[str, Session]:
         sid = request.cookies.get(COOKIE, "")
@@ -170,34 +177,56 @@ def make_app(*, profiles: str | Path | None = None, seed: int | None = None, hin
                 raise RequestError(404, "no game in this browser session: start one (POST /api/new)")
             sid = secrets.token_urlsafe(16)
             sessions[sid] = Session()
-            while len(sessions) > MAX_SESSIONS:
-                sessions.popitem(last=False)
+            idle = [k for k, v in sessions.items() if k != sid and not v.lock.locked()]  # oldest first
+            for k in idle[: max(0, len(sessions) - MAX_SESSIONS)]:
+                del sessions[k]
             return sid, sessions[sid]
+
+    def forget(sid: str) -> None:
+        """Drop a session that never got a game (its new game was refused)."""
+        with sessions_lock:
+            if sid in sessions and sessions[sid].opponent is None:
+                del sessions[sid]
 
     async def body(request: Request) -> dict:
         if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
             raise RequestError(415, "send the request body as JSON (Content-Type: application/json)")
+        raw = await request.body()
+        if len(raw) > MAX_BODY:
+            raise RequestError(413, f"the request body is over {MAX_BODY} bytes")
         try:
-            data = json.loads(await request.body() or b"{}")
+            data = json.loads(raw or b"{}")
         except ValueError:
             raise RequestError(400, "the request body is not valid JSON") from None
         if not isinstance(data, dict):
             raise RequestError(400, "the request body must be a JSON object")
         return data
 
+    def guarded(opponent: Opponent, work):
+        """`work(opponent)`; if it fails, the game, the adjuster and the record are put back as they were, and
+        the failure is a 4xx (a refused request) or a 500 saying so, never a half-done move."""
+        snapshot = opponent.snapshot()
+        try:
+            return work(opponent)
+        except BaseException as error:
+            opponent.restore(snapshot)
+            if isinstance(error, OutOfTurn):
+                raise RequestError(409, str(error)) from None
+            if isinstance(error, (ValueError, ProfileError)):
+                raise RequestError(400, str(error)) from None
+            if isinstance(error, Exception):
+                raise RequestError(500, f"the opponent failed ({type(error).__name__}: {error}); the game is as it "
+                                        "was before this request") from None  # fmt: skip
+            raise
+
     def run(session: Session, work):
-        """`work(opponent)` under the session's lock, in a worker thread; ValueErrors become 4xx."""
+        """`work(opponent)` under the session's lock, in a worker thread, guarded; returns the view."""
 
         def locked():
             with session.lock:
                 if session.opponent is None:
                     raise RequestError(404, "no game in this browser session: start one (POST /api/new)")
-                try:
-                    extra_out = work(session.opponent)
-                except OutOfTurn as error:
-                    raise RequestError(409, str(error)) from None
-                except ValueError as error:
-                    raise RequestError(400, str(error)) from None
+                extra_out = guarded(session.opponent, work)
                 return {**view(session.opponent), **(extra_out or {})}
 
         return run_in_threadpool(locked)
@@ -238,23 +267,34 @@ def make_app(*, profiles: str | Path | None = None, seed: int | None = None, hin
 
         def start():
             with session.lock:
-                store = None
-                if profile is not None:
-                    key = str(profiles)
-                    store = stores.get(key) or stores.setdefault(key, Profiles(profiles))
-                try:
-                    opponent = Opponent(game, spec, profile=profile, profiles=store,
-                                        seed=None if seed is None else derive_seeds(seed, next(started), bits=64)[0],
-                                        **extra)  # fmt: skip
-                except ValueError as error:
-                    raise RequestError(400, str(error)) from None
-                opponent.new_game(human_first=first)
-                if not opponent.human_to_move:
-                    opponent.reply()
-                session.opponent = opponent
+                opponent = session.opponent
+                same = opponent is not None and (opponent.game.name, opponent.spec, session.profile) == (
+                    name, spec, profile)  # fmt: skip
+                if not same:  # another game, opponent or person: a new opponent (the same one keeps learning)
+                    store = None
+                    if profile is not None:
+                        key = str(profiles)
+                        store = stores.get(key) or stores.setdefault(key, Profiles(profiles))
+                    opponent_seed = None if seed is None else derive_seeds(seed, next(started), bits=64)[0]
+                    try:
+                        opponent = Opponent(game, spec, profile=profile, profiles=store, seed=opponent_seed, **extra)
+                    except ValueError as error:
+                        raise RequestError(400, str(error)) from None
+
+                def begin(o):
+                    o.new_game(human_first=first)
+                    if not o.human_to_move:
+                        o.reply()
+
+                guarded(opponent, begin)
+                session.opponent, session.profile = opponent, profile
                 return view(opponent)
 
-        response = JSONResponse(await run_in_threadpool(start))
+        try:
+            response = JSONResponse(await run_in_threadpool(start))
+        except (RequestError, ProfileError):
+            forget(sid)
+            raise
         response.set_cookie(COOKIE, sid, httponly=True, samesite="strict")
         return response
 
@@ -306,4 +346,5 @@ def make_app(*, profiles: str | Path | None = None, seed: int | None = None, hin
         Route("/api/resign", answer(resign), methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    return Starlette(routes=routes)
+    middleware = [] if allowed_hosts is None else [Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))]
+    return Starlette(routes=routes, middleware=middleware)

@@ -132,14 +132,27 @@ function drawChart() {
   if (!turns.length) return;
   const x = (i) => pad + (turns.length === 1 ? 0 : (i * (width - 2 * pad)) / (turns.length - 1));
   const y = (v) => height - pad - v * (height - 2 * pad);
-  const zs = turns.map((t) => t.strength.z).filter((z) => z !== null && z !== undefined);
+  // beside the estimate, the knob that moves: z where it is finite, else the simulations (log scale), else dropout
+  const knobs = [
+    ["z", (t) => t.strength && t.strength.z, (v) => v, "its z"],
+    ["simulations", (t) => t.strength && t.strength.simulations, (v) => Math.log10(v), "its simulations (log)"],
+    ["dropout", (t) => t.strength && t.strength.dropout, (v) => v, "its dropout"],
+  ];
   const series = [["estimate", turns.map((t) => t.estimate), "#1e88e5"]];
-  if (zs.length) {
-    const low = Math.min(-1, ...zs), high = Math.max(1, ...zs);
-    series.push(["z", turns.map((t) => (t.strength.z === null || t.strength.z === undefined
-      ? null : (t.strength.z - low) / (high - low))), "#f4511e"]);
-    node("text", { x: width - pad + 2, y: pad + 4, "font-size": 10, fill: "#f4511e" }, chart).textContent = high.toFixed(1);
-    node("text", { x: width - pad + 2, y: height - pad + 4, "font-size": 10, fill: "#f4511e" }, chart).textContent = low.toFixed(1);
+  const candidates = knobs.map(([name, get, scale, label]) => {
+    const raw = turns.map(get).map((v) => (v === null || v === undefined ? null : scale(v)));
+    return { name, raw, label, known: raw.filter((v) => v !== null) };
+  }).filter((c) => c.known.length);
+  const pick = candidates.find((c) => Math.max(...c.known) > Math.min(...c.known)) || candidates[0];
+  if (pick) {  // the first knob that moved this game, else the first one it has
+    const { name, raw, label, known } = pick;
+    const low = name === "z" ? Math.min(-1, ...known) : Math.min(0, ...known);
+    const high = name === "z" ? Math.max(1, ...known) : Math.max(...known, low + 1e-9);
+    series.push(["knob", raw.map((v) => (v === null ? null : (v - low) / (high - low))), "#f4511e"]);
+    const fmt = (v) => (name === "simulations" ? Math.round(10 ** v).toString() : v.toFixed(1));
+    node("text", { x: width - pad + 2, y: pad + 4, "font-size": 10, fill: "#f4511e" }, chart).textContent = fmt(high);
+    node("text", { x: width - pad + 2, y: height - pad + 4, "font-size": 10, fill: "#f4511e" }, chart).textContent = fmt(low);
+    $("knob-label").textContent = label;
   }
   for (const [name, values, colour] of series) {
     const points = values.map((v, i) => (v === null ? null : `${x(i).toFixed(1)},${y(v).toFixed(1)}`)).filter(Boolean);
