@@ -1,0 +1,153 @@
+"""Our strategies as ordinary Optuna samplers: one suite over every sampler, as Optuna tests its own."""
+
+import subprocess
+import sys
+import textwrap
+
+import optuna
+import pytest
+from optuna.storages import JournalStorage
+from optuna.storages.journal import JournalFileBackend
+
+from tuner.samplers import AllocationSampler, CMAESSampler, EASampler, LSISampler, NMCSampler, NTBEASampler
+
+optuna.logging.set_verbosity(optuna.logging.WARNING)
+
+SAMPLERS = {  # name -> seeded factory
+    "nmc": lambda seed: NMCSampler(seed=seed),
+    "lsi": lambda seed: LSISampler(seed=seed, budget=40),  # LSI's budget counts trials here
+    "ea": lambda seed: EASampler(seed=seed, population=10, elite=5),
+    "ntbea": lambda seed: NTBEASampler(seed=seed),
+    "cmaes": lambda seed: CMAESSampler(seed=seed),
+}
+DISCRETE = [n for n in SAMPLERS if n != "cmaes"]
+
+
+def mixed(trial):
+    """A float, a log float, a stepped int and a categorical; best at x = 1, lr = 1e-2, n = 6, kind = b."""
+    x = trial.suggest_float("x", -2.0, 2.0)
+    lr = trial.suggest_float("lr", 1e-4, 1.0, log=True)
+    n = trial.suggest_int("n", 0, 10, step=2)
+    kind = trial.suggest_categorical("kind", ["a", "b", "c"])
+    return (x - 1.0) ** 2 + abs(lr - 1e-2) + abs(n - 6) + (kind != "b")
+
+
+@pytest.mark.parametrize("name", SAMPLERS)
+def test_every_suggestion_lies_in_its_distribution(name):
+    study = optuna.create_study(sampler=SAMPLERS[name](0))
+    study.optimize(mixed, n_trials=30)
+    for t in study.trials:
+        p = t.params
+        assert -2 <= p["x"] <= 2 and 1e-4 <= p["lr"] <= 1 and p["n"] in range(0, 11, 2) and p["kind"] in "abc"
+    if name in DISCRETE:  # after the first (random) trial, the values come from the documented grid
+        later = study.trials[1:]
+        assert {t.params["x"] for t in later} <= {-2.0, -1.0, 0.0, 1.0, 2.0}
+        assert {t.params["n"] for t in later} <= {0, 2, 4, 6, 8, 10}
+        assert {round(t.params["lr"], 12) for t in later} <= {1e-4, 1e-3, 1e-2, 0.1, 1.0}
+
+
+def additive(trial):
+    """90 grid points; drawn uniformly from the grid, its mean is 3 + 3 + 2/3 = 6.67; best 0 at (1, 6, b)."""
+    x = trial.suggest_float("x", -2.0, 2.0)  # the grid -2, -1, 0, 1, 2
+    n = trial.suggest_int("n", 0, 10, step=2)
+    kind = trial.suggest_categorical("kind", ["a", "b", "c"])
+    return (x - 1.0) ** 2 + abs(n - 6) + (kind != "b")
+
+
+@pytest.mark.parametrize("name", DISCRETE)
+def test_a_discrete_strategy_exploits_what_it_learnt(name):
+    # the second half of 60 trials: far better than the grid's mean, so the rewards point the right way
+    late = []
+    for seed in range(3):
+        study = optuna.create_study(sampler=SAMPLERS[name](seed))
+        study.optimize(additive, n_trials=60)
+        late += [t.value for t in study.trials[30:]]
+    assert sum(late) / len(late) < 4.5 and min(late) <= 1.0
+
+
+def test_cmaes_searches_ranges():
+    study = optuna.create_study(sampler=CMAESSampler(seed=0))
+    study.optimize(lambda t: (t.suggest_float("x", -3, 3) - 1.3) ** 2 + (t.suggest_float("y", -3, 3) + 0.4) ** 2,
+                   n_trials=120)  # fmt: skip
+    assert study.best_value < 0.05 and len({t.params["x"] for t in study.trials}) > 100  # not a grid
+
+
+@pytest.mark.parametrize("name", SAMPLERS)
+def test_minimising_f_and_maximising_minus_f_are_the_same_search(name):
+    lows = optuna.create_study(direction="minimize", sampler=SAMPLERS[name](3))
+    lows.optimize(mixed, n_trials=25)
+    highs = optuna.create_study(direction="maximize", sampler=SAMPLERS[name](3))
+    highs.optimize(lambda t: -mixed(t), n_trials=25)
+    assert [t.params for t in lows.trials] == [t.params for t in highs.trials]
+
+
+@pytest.mark.parametrize("name", SAMPLERS)
+def test_a_resumed_study_continues_the_same_search(name, tmp_path):
+    whole = optuna.create_study(sampler=SAMPLERS[name](5))
+    whole.optimize(mixed, n_trials=20)
+    storage = JournalStorage(JournalFileBackend(str(tmp_path / "journal.log")))
+    first = optuna.create_study(study_name="s", storage=storage, sampler=SAMPLERS[name](5))
+    first.optimize(mixed, n_trials=10)
+    resumed = optuna.load_study(study_name="s", storage=storage, sampler=SAMPLERS[name](5))  # a new process, say
+    resumed.optimize(mixed, n_trials=10)
+    assert [t.params for t in resumed.trials] == [t.params for t in whole.trials]
+
+
+@pytest.mark.parametrize("name", SAMPLERS)
+def test_dynamic_search_spaces(name):
+    def objective(trial):
+        kind = trial.suggest_categorical("kind", ["small", "large"])
+        if kind == "small":
+            return trial.suggest_int("a", 0, 5) ** 2
+        return 10 + trial.suggest_float("b", 0.0, 1.0) + trial.suggest_float("c", -1.0, 1.0) ** 2
+
+    study = optuna.create_study(sampler=SAMPLERS[name](0))
+    study.optimize(objective, n_trials=40)
+    assert len(study.trials) == 40 and all(t.state.name == "COMPLETE" for t in study.trials)
+    assert study.best_params["kind"] == "small"
+
+
+@pytest.mark.parametrize("name", ["ntbea", "cmaes"])
+def test_threads(name):
+    study = optuna.create_study(sampler=SAMPLERS[name](0))
+    study.optimize(mixed, n_trials=24, n_jobs=3)
+    assert len(study.trials) == 24 and all(t.state.name == "COMPLETE" for t in study.trials)
+
+
+@pytest.mark.slow
+def test_two_processes_share_a_journal(tmp_path):
+    path = tmp_path / "journal.log"
+    worker = textwrap.dedent(f"""
+        import optuna
+        from optuna.storages import JournalStorage
+        from optuna.storages.journal import JournalFileBackend
+        from tuner.samplers import NTBEASampler
+        from tests.test_samplers import mixed
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+        storage = JournalStorage(JournalFileBackend({str(path)!r}))
+        study = optuna.create_study(study_name="shared", storage=storage, sampler=NTBEASampler(seed=0),
+                                    load_if_exists=True)
+        study.optimize(mixed, n_trials=15)
+    """)
+    procs = [subprocess.Popen([sys.executable, "-c", worker]) for _ in range(2)]
+    assert all(p.wait(timeout=300) == 0 for p in procs)
+    storage = JournalStorage(JournalFileBackend(str(path)))
+    trials = optuna.load_study(study_name="shared", storage=storage).trials
+    assert len(trials) == 30 and all(t.state.name == "COMPLETE" for t in trials)
+    assert sorted(t.number for t in trials) == list(range(30))
+
+
+def test_grid_and_bad_settings():
+    study = optuna.create_study(sampler=NTBEASampler(seed=0, grid={"x": [0.25, 0.5]}))
+    study.optimize(lambda t: t.suggest_float("x", 0, 1) + t.suggest_int("k", 1, 3), n_trials=12)
+    assert {t.params["x"] for t in study.trials[1:]} <= {0.25, 0.5}
+    with pytest.raises(ValueError, match="outside"):
+        bad = optuna.create_study(sampler=NTBEASampler(seed=0, grid={"x": [2.0]}))
+        bad.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=3)
+    with pytest.raises(ValueError, match="unknown strategy"):
+        AllocationSampler("annealing")
+    with pytest.raises(ValueError, match="unknown settings"):
+        NTBEASampler(population=3)
+    with pytest.raises(ValueError, match="single-objective"):
+        optuna.create_study(directions=["minimize", "minimize"], sampler=NMCSampler(seed=0)).optimize(
+            lambda t: (t.suggest_float("x", 0, 1), 0.0), n_trials=3)  # fmt: skip

@@ -1,0 +1,235 @@
+"""Our allocation strategies as ordinary Optuna samplers, for any define-by-run objective.
+
+>>> import optuna
+>>> from tuner.samplers import NTBEASampler
+>>> optuna.logging.set_verbosity(optuna.logging.WARNING)
+>>> def objective(trial):
+...     x = trial.suggest_float("x", -2.0, 2.0)                 # discretised: 5 evenly spaced values
+...     n = trial.suggest_int("n", 1, 4)                        # every whole number: 4 values
+...     kind = trial.suggest_categorical("kind", ["a", "b"])
+...     return -(x - 1.0) ** 2 - abs(n - 3) - (kind == "b")
+>>> study = optuna.create_study(direction="maximize", sampler=NTBEASampler(seed=0))
+>>> study.optimize(objective, n_trials=60)
+>>> study.best_params["n"], study.best_params["kind"]
+(3, 'a')
+
+NMC, LSI, EA and NTBEA (Sironi, Liu, Winands [SA-MCTS IV-B]) choose among finite values, so every
+parameter is discretised: a categorical's choices; an int's every value when there are at most
+`max_values` of them (else `steps` evenly spaced ones, geometrically spaced with `log=True`); a
+float's `steps` evenly (or geometrically) spaced values, or its `step` grid when that has at most
+`max_values` points. `grid={"x": [...]}` gives a parameter's values outright. `CMAESSampler` searches
+float and int ranges continuously (pycma, mapped onto [0, 1]^d) and leaves categoricals to random
+sampling.
+
+How they fit Optuna. The search space is the intersection of the finished trials' spaces (what
+Optuna's own relative samplers use); parameters outside it, and every parameter of the first trial,
+are sampled at random. A strategy's state lives in memory, so for each new trial it is rebuilt from
+the study's earlier trials in order: each is asked again and, once finished, told its reward. A
+reward is the trial's value scaled to [0, 1] by the smallest and largest finished values (reversed
+when minimising), so any objective's scale works. The state is therefore all in the storage: several
+processes on one journal or RDB storage, `n_jobs` threads, and a resumed study all continue the same
+search (with one worker, exactly). Single-objective studies only.
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+
+import numpy as np
+import optuna
+from optuna.distributions import BaseDistribution, CategoricalDistribution, IntDistribution
+from optuna.search_space import IntersectionSearchSpace
+from optuna.trial import TrialState
+
+from tuner.strategies import REGISTRY, Param, Space, check_settings, make_strategy
+
+__all__ = ["AllocationSampler", "CMAESSampler", "EASampler", "LSISampler", "NMCSampler", "NTBEASampler"]
+
+
+class AllocationSampler(optuna.samplers.BaseSampler):
+    """One of our allocation strategies (`strategy`: nmc, lsi, ea, ntbea, cmaes, grid or random) as an
+    Optuna sampler; `settings` are the strategy's (`tuner.strategies.REGISTRY`), e.g. NTBEA's `k`.
+
+    Args:
+        strategy: the allocation strategy's name.
+        seed: seeds the strategy and the random sampling of parameters outside its space (None: a random
+            seed, drawn once).
+        steps: values of a discretised range (see the module docstring).
+        max_values: an int or stepped float range with at most this many values keeps them all.
+        grid: per parameter name, its values outright (they must lie in its distribution).
+    """
+
+    def __init__(self, strategy: str, *, seed: int | None = None, steps: int = 5, max_values: int = 32,
+                 grid: dict | None = None, **settings):  # fmt: skip
+        if strategy not in REGISTRY:
+            raise ValueError(f"unknown strategy {strategy!r}; known: {', '.join(REGISTRY)}")
+        if steps < 2 or max_values < 2:
+            raise ValueError("steps and max_values must be at least 2")
+        self.strategy, self.steps, self.max_values = strategy, int(steps), int(max_values)
+        self.grid = {name: list(values) for name, values in (grid or {}).items()}
+        self.settings = check_settings(strategy, settings)
+        self.continuous = not REGISTRY[strategy].compiled  # CMA-ES searches ranges
+        self._seed = np.random.SeedSequence(seed).generate_state(1)[0] if seed is not None else None
+        self._spaces = IntersectionSearchSpace()
+
+    # --- the search space --------------------------------------------------------------------------
+
+    def infer_relative_search_space(self, study, trial) -> dict[str, BaseDistribution]:
+        if len(study.directions) > 1:
+            raise ValueError(f"{type(self).__name__} handles single-objective studies only")
+        space = {}
+        for name, dist in self._spaces.calculate(study).items():
+            if dist.single():
+                continue
+            if self.continuous and isinstance(dist, CategoricalDistribution):
+                continue  # left to random sampling
+            space[name] = dist
+        return space
+
+    def values(self, name: str, dist: BaseDistribution) -> list:
+        """The finite values a discrete strategy chooses among for one parameter."""
+        if name in self.grid:
+            bad = [v for v in self.grid[name] if not dist._contains(dist.to_internal_repr(v))]
+            if bad or not self.grid[name]:
+                raise ValueError(f"grid[{name!r}] = {self.grid[name]} has values outside {dist}")
+            return list(self.grid[name])
+        if isinstance(dist, CategoricalDistribution):
+            return list(dist.choices)
+        step = dist.step
+        if step is not None and (dist.high - dist.low) / step + 1 <= self.max_values + 1e-9:
+            count = int(round((dist.high - dist.low) / step)) + 1
+            return [type(dist.low)(dist.low + k * step) for k in range(count)]
+        spaced = np.geomspace if dist.log else np.linspace
+        points = spaced(dist.low, dist.high, self.steps)
+        if step is not None:  # onto the step grid
+            points = dist.low + np.round((points - dist.low) / step) * step
+        if isinstance(dist, IntDistribution):
+            return sorted({int(round(p)) for p in points})
+        return [float(p) for p in points]
+
+    def _space(self, search_space: dict) -> tuple[Space, list[list]]:
+        params, choices = [], []
+        for name, dist in search_space.items():
+            if self.continuous:
+                params.append(Param(name, (float(dist.low),), float(dist.low), float(dist.high), float(dist.low)))
+                choices.append([])
+            else:
+                values = self.values(name, dist)
+                params.append(Param(name, tuple(range(len(values))), 0.0, float(len(values) - 1), 0.0))
+                choices.append(values)
+        return Space(params), choices
+
+    # --- sampling ----------------------------------------------------------------------------------
+
+    def sample_relative(self, study, trial, search_space: dict) -> dict:
+        if not search_space:
+            return {}
+        space, choices = self._space(search_space)
+        names = list(search_space)
+        strategy = self.rebuild(study, trial.number, search_space, space, choices)
+        x = strategy.ask()
+        if self.continuous:
+            out = {}
+            for name, value in zip(names, space.from_unit(x)):
+                dist = search_space[name]
+                out[name] = int(round(value)) if isinstance(dist, IntDistribution) else float(value)
+            return out
+        return {name: choices[i][int(k)] for i, (name, k) in enumerate(zip(names, x))}
+
+    def sample_independent(self, study, trial, param_name, param_distribution):
+        """A uniform draw seeded by (seed, trial number, parameter name): the same in a resumed study."""
+        key = [self._strategy_seed(), trial.number, zlib.crc32(param_name.encode())]
+        random = optuna.samplers.RandomSampler(seed=int(np.random.SeedSequence(key).generate_state(1)[0]))
+        return random.sample_independent(study, trial, param_name, param_distribution)
+
+    def rebuild(self, study, number: int, search_space: dict, space: Space, choices: list[list]):
+        """The strategy after the study's trials before `number` that lie in this space (each asked again,
+        and told its scaled reward once finished)."""
+        strategy = make_strategy(space, self.strategy, self._strategy_seed(), **self.settings)
+        trials = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.RUNNING,
+                                                          TrialState.WAITING, TrialState.FAIL))  # fmt: skip
+        earlier = sorted((t for t in trials if t.number < number and set(search_space) <= set(t.params)),
+                         key=lambda t: t.number)  # fmt: skip
+        rewards = self._rewards(study, earlier)
+        for t in earlier:
+            strategy.ask()
+            if t.number in rewards:
+                point = self._point(space, choices, search_space, t.params)
+                if point is not None:
+                    strategy.tell(point, rewards[t.number])
+        return strategy
+
+    def _point(self, space: Space, choices: list[list], search_space: dict, params: dict):
+        """A trial's parameters as the strategy's point (value indices, or [0, 1]^d); None if off the grid."""
+        names = list(search_space)
+        if self.continuous:
+            return space.to_unit([float(params[n]) for n in names])
+        point = []
+        for values, name in zip(choices, names):
+            value = params[name]
+            if value in values:
+                point.append(values.index(value))
+            elif isinstance(search_space[name], CategoricalDistribution):
+                return None  # a choice left out by grid=: nothing to credit
+            else:  # a number off the grid (the first, random trials): credited to the nearest value
+                point.append(int(np.argmin([abs(float(v) - float(value)) for v in values])))
+        return np.array(point, dtype=np.int64)
+
+    @staticmethod
+    def _rewards(study, trials) -> dict[int, float]:
+        """Finished trials' values scaled to [0, 1] by the smallest and largest (reversed when minimising)."""
+        done = {t.number: t.value for t in trials if t.state == TrialState.COMPLETE and t.value is not None
+                and math.isfinite(t.value)}  # fmt: skip
+        if not done:
+            return {}
+        low, high = min(done.values()), max(done.values())
+        span = high - low
+        maximise = study.direction == optuna.study.StudyDirection.MAXIMIZE
+        return {n: 0.5 if span == 0 else ((v - low) / span if maximise else (high - v) / span) for n, v in done.items()}
+
+    def _strategy_seed(self) -> int:
+        if self._seed is None:
+            self._seed = int(np.random.SeedSequence().generate_state(1)[0])
+        return int(self._seed)
+
+
+class NMCSampler(AllocationSampler):
+    """Naive Monte-Carlo (Ontañón; SA-MCTS Alg. 1): local bandits per value generate combinations, a global
+    bandit evaluates them. Settings: `eps0`, `c_local`, `c_global`."""
+
+    def __init__(self, *, seed=None, **options):
+        super().__init__("nmc", seed=seed, **options)
+
+
+class LSISampler(AllocationSampler):
+    """Linear Side Information (SA-MCTS Alg. 2): side information from a share of the `budget` (`generation`),
+    then sequential halving over `candidates`. `budget` is the number of trials you will run: LSI plans
+    its phases by it, and recommends its winner once it is spent."""
+
+    def __init__(self, *, budget: int, seed=None, **options):
+        super().__init__("lsi", seed=seed, budget=budget, **options)
+
+
+class EASampler(AllocationSampler):
+    """The evolutionary algorithm of SA-MCTS (Alg. 3): settings `population`, `elite` and `crossover` (the
+    paper's 50, 25 and 0.5 need a few hundred trials to leave the first, random population)."""
+
+    def __init__(self, *, seed=None, **options):
+        super().__init__("ea", seed=seed, **options)
+
+
+class NTBEASampler(AllocationSampler):
+    """The N-Tuple Bandit Evolutionary Algorithm (Lucas, Liu, Perez; SA-MCTS Alg. 4-5): a bandit per tuple
+    of parameters scores each neighbour of the current point. Settings: `c`, `neighbours`."""
+
+    def __init__(self, *, seed=None, **options):
+        super().__init__("ntbea", seed=seed, **options)
+
+
+class CMAESSampler(AllocationSampler):
+    """CMA-ES (Hansen; SA-MCTS VI) through pycma over the float and int ranges mapped onto [0, 1]^d, scoring
+    its mean on the same scale as its population; categoricals are sampled at random."""
+
+    def __init__(self, *, seed=None, **options):
+        super().__init__("cmaes", seed=seed, **options)
