@@ -88,11 +88,11 @@ class SearchAgent(Agent):
         self.z, self.rth = z, rth
         self.adjuster = adjuster
         self.last_search: SearchResult | None = None
-        self._seat = None
+        self.seat: int | None = None  # its player in the current game: given at new_game, else seen at its first move
 
     def new_game(self, seed=None, *, seat=None):
         super().new_game(seed)
-        self._seat = seat
+        self.seat = seat
         if self.adjuster is not None:
             self.adjuster.new_game()
 
@@ -101,8 +101,8 @@ class SearchAgent(Agent):
             self.adjuster.observe(state, action)
 
     def game_over(self, returns):
-        if self.adjuster is not None and self._seat is not None:
-            self.adjuster.game_over(returns, self._seat)
+        if self.adjuster is not None and self.seat is not None:
+            self.adjuster.game_over(returns, self.seat)
 
     def strength(self):
         """z (inf: the most visited move) and the search budget as they stand."""
@@ -128,7 +128,7 @@ class SearchAgent(Agent):
 
     def before(self, state) -> None:
         """Before the search of `state`: note the seat and take the adjuster's knobs."""
-        self._seat = state.current_player()
+        self.seat = state.current_player()
         if self.adjuster is not None:
             self.apply(self.adjuster.before_search(state))
 

@@ -301,6 +301,43 @@ def test_two_sessions_on_one_profile_lose_nothing(tmp_path):
     assert saved.state["z"] == pytest.approx(-0.375 * (1 + 0.95 + 0.95**2))
 
 
+def test_games_that_overlap_on_one_profile_both_move_the_level(tmp_path):
+    path = tmp_path / "p.sqlite"
+    spec = "mcts:dsa=inter,simulations=20"
+    a = Opponent("connect4", spec, profile="ada", profiles=path, seed=0)
+    b = Opponent("connect4", spec, profile="ada", profiles=path, seed=1)
+    a.new_game(human_first=True)
+    b.new_game(human_first=True)  # both start from the same level...
+    a.resign()
+    b.resign()  # ...and the second to finish adds its step on top of the first's
+    saved = Profiles(path).load("ada", "connect4", spec)
+    assert saved.losses == 2 and saved.state["games"] == 2
+    assert saved.state["z"] == pytest.approx(-0.375 - 0.375 * 0.95)
+
+
+def test_a_request_that_fails_midway_puts_everything_back(monkeypatch):
+    from tuner.play.web import RequestError, attempt
+
+    bot = Opponent("connect4", "mcts:dsa=both,simulations=50", seed=0)
+    bot.new_game(human_first=True)
+    bot.move(3)
+    bot.reply()
+    before = (bot.state.history(), bot.adjuster.state_dict(), bot.agent.seat, bot.agent.rng.copy(), bot.strength())
+
+    def fails_after_the_adjuster_moved(self, state, result):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(search.SearchAgent, "choose", fails_after_the_adjuster_moved)  # after_search has run
+    with pytest.raises(RequestError, match="the game is as it was") as caught:
+        attempt(bot, lambda o: (o.move(2), o.reply()))
+    assert caught.value.status == 500
+    assert bot.state.history() == before[0] and bot.adjuster.state_dict() == before[1]
+    assert bot.agent.seat == before[2] and (bot.agent.rng == before[3]).all() and bot.strength() == before[4]
+    with pytest.raises(RequestError, match="the game is as it was"):
+        attempt(bot, lambda o: (o.new_game(human_first=False), o.reply()))  # a new game whose first move fails
+    assert bot.state.history() == before[0] and bot.agent.seat == before[2] and bot.human == 0
+
+
 def test_explicit_defaults_share_the_profile(tmp_path):
     path = tmp_path / "p.sqlite"
     _lose_one(Opponent("connect4", "mcts:dsa=both", profile="ada", profiles=path))
@@ -504,10 +541,14 @@ def test_a_failing_search_leaves_the_game_as_it_was(client, monkeypatch):
 
 def test_the_page_refuses_searches_it_cannot_bound_and_other_hosts(client):
     c = client()
-    for spec, key in [("minimax:depth=60", "depth"), ("az:net=uniform,dda=alphadda1,nh=100000000", "nh"),
-                      ("az:net=uniform,leaves=100000", "leaves"), ("mcts:time=3600", "time")]:  # fmt: skip
-        r = c.post("/api/new", json={"game": "connect4", "opponent": spec})
-        assert r.status_code == 400 and f"{key}=" in r.json()["error"], spec
+    for game, spec, key in [("connect4", "minimax:depth=60", "depth="), ("othello", "minimax:endgame=64", "endgame="),
+                            ("connect4", "az:net=uniform,dda=alphadda1,nh=100000000", "nh="),
+                            ("connect4", "az:net=uniform,leaves=100000", "leaves="),
+                            ("connect4", "az:net=uniform,simulations=5000", "simulations="),
+                            ("connect4", "mcts:time=3600", "time="),
+                            ("connect4", "sp:tuner=cmaes,popsize=1000000", "on-line tuners")]:  # fmt: skip
+        r = c.post("/api/new", json={"game": game, "opponent": spec})
+        assert r.status_code == 400 and key in r.json()["error"], spec
         assert "set-cookie" not in r.headers  # a refused game leaves no session behind
     from starlette.testclient import TestClient
 

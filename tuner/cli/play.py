@@ -38,12 +38,13 @@ def _serve(args) -> int:
 
     from tuner.play.web import LOOPBACK, make_app
 
-    loopback = args.host in LOOPBACK
+    loopback = args.host in LOOPBACK or args.host.startswith("127.")
     where = "loopback only: other machines cannot reach it" if loopback else (
         f"on {args.host}: anyone who can reach this machine can play it")  # fmt: skip
     name = f"[{args.host}]" if ":" in args.host else args.host
     print(f"sparring: the play page is at http://{name}:{args.port}/ ({where}); Ctrl-C stops it", flush=True)
-    app = make_app(profiles=args.profiles, seed=args.seed, hint=args.hint, allowed_hosts=LOOPBACK if loopback else None)
+    hosts = (*LOOPBACK, args.host) if loopback else None  # another address: any name may reach it
+    app = make_app(profiles=args.profiles, seed=args.seed, hint=args.hint, allowed_hosts=hosts)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return 0
 

@@ -84,6 +84,7 @@ class Opponent:
         self._resigned = False
         self.turns: list[Turn] = []  # the opponent's moves this game
         self._undo: list[tuple[int, dict | None, int]] = []  # before each of the person's moves: plies, adjuster, turns
+        self._start_level = None  # the adjuster's state as the game started (what the profile held then)
         self._shown: dict | None = self._preview()
 
     def _load_profile(self) -> None:
@@ -123,6 +124,7 @@ class Opponent:
             if state.is_terminal():
                 raise ValueError(f"the start position {list(moves)} ends the game: give an unfinished one")
         self._load_profile()
+        self._start_level = None if self.adjuster is None else self.adjuster.state_dict()
         self.human = 0 if human_first else 1
         self.state = self.game.new_initial_state()
         self.turns, self._undo = [], []
@@ -229,7 +231,17 @@ class Opponent:
         self.games_played += 1
         state = None if self.adjuster is None else self.adjuster.state_dict()
         if self.profiles is not None:
-            self.record = self.profiles.add_game(self.record, self.result, state, plies=len(self.state.history()))
+
+            def learnt(stored: dict | None) -> dict | None:
+                """This game's lesson on top of the stored level: another session may have saved a game since
+                this one started, and its step is kept."""
+                if self.adjuster is None or stored is None or stored == self._start_level:
+                    return state
+                self.adjuster.load_state_dict(stored)
+                self.adjuster.game_over(returns, 1 - self.human)
+                return self.adjuster.state_dict()
+
+            self.record = self.profiles.add_game(self.record, self.result, learnt, plies=len(self.state.history()))
         else:
             self.record.wins += self.result == "win"
             self.record.draws += self.result == "draw"
@@ -237,20 +249,25 @@ class Opponent:
             self.record.state = state
 
     def snapshot(self) -> tuple:
-        """Everything a request may change, for `restore` to put back if it fails midway."""
+        """Everything a request may change, for `restore` to put back if it fails midway: the game, the
+        adjuster, the agent's seat and random stream, the record."""
         adjuster = None if self.adjuster is None else self.adjuster.state_dict()
         history = None if self.state is None else self.state.history()
         return (history, adjuster, list(self.turns), list(self._undo), self._resigned, self.games_played,
-                copy.copy(self.record), self._shown, self.human)  # fmt: skip
+                copy.copy(self.record), self._shown, self.human, self._start_level, getattr(self.agent, "seat", None),
+                self.agent.rng.copy())  # fmt: skip
 
     def restore(self, snapshot: tuple) -> None:
-        """Put back a `snapshot()`: the game, the adjuster, the record (a profile already written stays)."""
-        history, adjuster, self.turns, self._undo, self._resigned, self.games_played, self.record, self._shown, \
-            self.human = snapshot  # fmt: skip
+        """Put back a `snapshot()` (a profile already written stays written)."""
+        (history, adjuster, self.turns, self._undo, self._resigned, self.games_played, self.record, self._shown,
+         self.human, self._start_level, seat, rng) = snapshot  # fmt: skip
         if history is not None:
             self.state = self._replay(history)
         if adjuster is not None:
             self.adjuster.load_state_dict(adjuster)
+        if hasattr(self.agent, "seat"):
+            self.agent.seat = seat
+        self.agent.rng[:] = rng
 
     def _replay(self, history) -> games.State:
         state = self.game.new_initial_state()

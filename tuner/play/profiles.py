@@ -172,15 +172,14 @@ class Profiles:
         row = self._run(lambda db: db.execute(query, (name, game, spec)).fetchone())
         return None if row is None else self._profile(row, name, game, spec)
 
-    def add_game(self, profile: Profile, result: str, state: dict | None, plies: int = 0) -> Profile:
+    def add_game(self, profile: Profile, result: str, state, plies: int = 0) -> Profile:
         """Count a finished game (the person's result: win, draw or loss) in `profile` and store the adjuster's
-        `state` after it, in one transaction: games that another session added meanwhile are kept.
-        Returns the profile as stored."""
+        state after it, in one transaction, so that games another session added meanwhile are kept: `state`
+        is that state, or a function of the state stored now that returns it. Returns the profile as stored."""
         if result not in RESULTS:
             raise ValueError(f"result is one of {', '.join(RESULTS)}, not {result!r}")
         key = (check_name(profile.name), profile.game, canonical_spec(profile.spec))
         now = datetime.now(timezone.utc).isoformat(timespec="seconds")
-        text = None if state is None else json.dumps(state)
 
         def write(db):
             row = db.execute("SELECT state, wins, draws, losses, updated FROM profiles WHERE name = ? AND game = ? "
@@ -188,9 +187,11 @@ class Profiles:
             saved = self._profile(row, *key) if row is not None else Profile(*key, None)
             counts = [saved.wins, saved.draws, saved.losses]
             counts[RESULTS.index(result)] += 1
+            new = state(saved.state) if callable(state) else state
+            text = None if new is None else json.dumps(new)
             db.execute("INSERT OR REPLACE INTO profiles VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (*key, text, *counts, now))
             db.execute("INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?)", (*key, now, result, plies, text))
-            return Profile(*key, state, *counts, updated=now)
+            return Profile(*key, new, *counts, updated=now)
 
         return self._run(write, write=True)
 

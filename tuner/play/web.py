@@ -40,8 +40,9 @@ STATIC = Path(__file__).parent / "static"
 COOKIE = "sparring_session"
 MAX_SESSIONS = 64  # the least recently used idle session is dropped beyond this (an az one holds ~20 MB)
 MAX_BODY = 16_384  # bytes of a request body
-LIMITS = {"simulations": 100_000, "n_max": 100_000, "time": 30.0, "depth": 8, "nh": 100,
+LIMITS = {"simulations": 100_000, "n_max": 100_000, "time": 30.0, "depth": 8, "endgame": 10, "nh": 100,
           "leaves": 64}  # the most a page may ask of one opponent move, per spec key  # fmt: skip
+AZ_SIMULATIONS = 2_000  # az: about 2 s a move on one CPU core
 LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
 
 
@@ -84,9 +85,13 @@ def check_spec(game: games.Game, spec: str) -> str:
     if net is not None and net not in NET_FREE and net not in shipped_nets():
         raise RequestError(400, "the page plays shipped nets only (leave net= out): start `sparring serve` "
                                 "elsewhere or use `sparring play` for a checkpoint of your own")  # fmt: skip
-    for key, most in LIMITS.items():
+    limits = {**LIMITS, **({"simulations": AZ_SIMULATIONS, "n_max": AZ_SIMULATIONS} if parsed.name == "az" else {})}
+    for key, most in limits.items():
         if (o.get(key) or 0) > most:
-            raise RequestError(400, f"{key}={o[key]:g} is more than the page allows ({most:g}); use `sparring play`")
+            raise RequestError(400, f"{key}={o[key]} is more than the page allows ({most}); use `sparring play`")
+    if o.get("tuner", "none") != "none":
+        raise RequestError(400, "the page plays no on-line tuners (their settings can ask for any amount of work); "
+                                "use `sparring play`")  # fmt: skip
     return spec
 
 
@@ -146,6 +151,25 @@ def view(opponent: Opponent) -> dict:
     }
 
 
+def attempt(opponent: Opponent, work):
+    """`work(opponent)`; if it fails, the game, the adjuster, the agent's seat and stream and the record are put
+    back as they were, and the failure is a RequestError: a 4xx for a refused request, a 500 saying so for
+    anything else, never a half-done move."""
+    snapshot = opponent.snapshot()
+    try:
+        return work(opponent)
+    except BaseException as error:
+        opponent.restore(snapshot)
+        if isinstance(error, OutOfTurn):
+            raise RequestError(409, str(error)) from None
+        if isinstance(error, (ValueError, ProfileError)):
+            raise RequestError(400, str(error)) from None
+        if isinstance(error, Exception):
+            raise RequestError(500, f"the opponent failed ({type(error).__name__}: {error}); the game is as it "
+                                    "was before this request") from None  # fmt: skip
+        raise
+
+
 class Session:
     """One browser's game: its opponent, and a lock so that its requests run one at a time."""
 
@@ -191,9 +215,13 @@ def make_app(*, profiles: str | Path | None = None, seed: int | None = None, hin
     async def body(request: Request) -> dict:
         if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
             raise RequestError(415, "send the request body as JSON (Content-Type: application/json)")
-        raw = await request.body()
-        if len(raw) > MAX_BODY:
+        if int(request.headers.get("content-length") or 0) > MAX_BODY:
             raise RequestError(413, f"the request body is over {MAX_BODY} bytes")
+        raw = b""
+        async for chunk in request.stream():
+            raw += chunk
+            if len(raw) > MAX_BODY:
+                raise RequestError(413, f"the request body is over {MAX_BODY} bytes")
         try:
             data = json.loads(raw or b"{}")
         except ValueError:
@@ -202,23 +230,6 @@ def make_app(*, profiles: str | Path | None = None, seed: int | None = None, hin
             raise RequestError(400, "the request body must be a JSON object")
         return data
 
-    def guarded(opponent: Opponent, work):
-        """`work(opponent)`; if it fails, the game, the adjuster and the record are put back as they were, and
-        the failure is a 4xx (a refused request) or a 500 saying so, never a half-done move."""
-        snapshot = opponent.snapshot()
-        try:
-            return work(opponent)
-        except BaseException as error:
-            opponent.restore(snapshot)
-            if isinstance(error, OutOfTurn):
-                raise RequestError(409, str(error)) from None
-            if isinstance(error, (ValueError, ProfileError)):
-                raise RequestError(400, str(error)) from None
-            if isinstance(error, Exception):
-                raise RequestError(500, f"the opponent failed ({type(error).__name__}: {error}); the game is as it "
-                                        "was before this request") from None  # fmt: skip
-            raise
-
     def run(session: Session, work):
         """`work(opponent)` under the session's lock, in a worker thread, guarded; returns the view."""
 
@@ -226,7 +237,7 @@ def make_app(*, profiles: str | Path | None = None, seed: int | None = None, hin
             with session.lock:
                 if session.opponent is None:
                     raise RequestError(404, "no game in this browser session: start one (POST /api/new)")
-                extra_out = guarded(session.opponent, work)
+                extra_out = attempt(session.opponent, work)
                 return {**view(session.opponent), **(extra_out or {})}
 
         return run_in_threadpool(locked)
@@ -278,15 +289,18 @@ def make_app(*, profiles: str | Path | None = None, seed: int | None = None, hin
                     opponent_seed = None if seed is None else derive_seeds(seed, next(started), bits=64)[0]
                     try:
                         opponent = Opponent(game, spec, profile=profile, profiles=store, seed=opponent_seed, **extra)
-                    except ValueError as error:
+                    except (ValueError, ProfileError) as error:
                         raise RequestError(400, str(error)) from None
+                    except Exception as error:
+                        reason = f"{type(error).__name__}: {error}"
+                        raise RequestError(500, f"the opponent could not be made ({reason})") from None
 
                 def begin(o):
                     o.new_game(human_first=first)
                     if not o.human_to_move:
                         o.reply()
 
-                guarded(opponent, begin)
+                attempt(opponent, begin)
                 session.opponent, session.profile = opponent, profile
                 return view(opponent)
 
