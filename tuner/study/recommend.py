@@ -1,14 +1,18 @@
 """A study's final recommendation, and an objective's interval from a point's games.
 
 Every strategy ends by naming one point, its recommendation, which is what a user would act on:
-- ours (grid, random, nmc, lsi, ea, ntbea, cmaes): the strategy's own `recommend()` after replaying the
-  study's trials into it (LSI's winner; CMA-ES's mean; otherwise the best lower confidence bound);
-- Optuna's and scikit-optimize's samplers, which recommend nothing themselves: the same lower-bound rule
-  over the trials' rewards, pooled per distinct point: mean reward - sqrt(ln(T + 1) / n), with n the
-  trials at the point and T all trials. A point tried once must beat the others by a margin that shrinks
-  only as it is tried again, so a lucky single trial is not enough.
-Neither is the raw maximum (the trial with the best observed value), which rises with the number of
-points tried whatever their quality (the winner's curse).
+- LSI: its winner (the survivor of its sequential halving); CMA-ES (ours): its mean. Both come from
+  the strategy's own `recommend()` after replaying the study's trials into it.
+- every other strategy, ours and Optuna's and scikit-optimize's alike: the point with the best lower
+  95% bound on its reward, pooling every trial at the point: mean reward - 1.96 sqrt(r (1 - r) / games),
+  r the mean reward and games all the games behind it. A point tried once must beat a point tried
+  five times by a margin that shrinks as it is tried again, so one lucky trial is not enough.
+Our strategies' own `recommend()` bound, mean - sqrt(ln N / n), is sized for on-line tuning, where each
+reward is one simulation's 0 or 1; a study's reward averages a trial's games, so that bound would be
+many times too wide off-line and always pick the most-tried point (on sp-offline-connect4 NTBEA's
+pick replayed at 0.57 against 0.76 for its best observed point). Neither rule is the raw maximum (the
+trial with the best observed value), which rises with the number of points tried whatever their
+quality (the winner's curse).
 """
 
 from __future__ import annotations
@@ -20,9 +24,11 @@ from optuna.trial import TrialState
 
 from tuner.study import objective as objectives
 from tuner.study.samplers import StrategySampler, distributions
-from tuner.study.spec import OUR_STRATEGIES, StudySpec
+from tuner.study.spec import StudySpec
 
 BOOTSTRAP = 2000  # resamples behind an objective's interval
+OWN_RECOMMENDATION = ("lsi", "cmaes")  # strategies recommended by their own recommend()
+Z95 = 1.959963984540054
 
 
 def recommendation(spec: StudySpec, trials: list) -> dict:
@@ -33,19 +39,23 @@ def recommendation(spec: StudySpec, trials: list) -> dict:
     told = [t for t in trials if t.state == TrialState.COMPLETE and "reward" in t.user_attrs]
     if not told:
         return spec.default_values()
-    if spec.strategy in OUR_STRATEGIES:
+    if spec.strategy in OWN_RECOMMENDATION:
         strategy = StrategySampler(spec, distributions(spec)).rebuild(trials)
         return dict(zip(spec.space.names, (float(v) for v in strategy.values(strategy.recommend()))))
     return lcb_point(spec, told)
 
 
 def lcb_point(spec: StudySpec, trials: list) -> dict:
-    """The distinct point with the best mean reward - sqrt(ln(T + 1) / n) over its trials."""
+    """The distinct point with the best lower 95% bound on its pooled reward (see the module docstring)."""
     groups: dict[tuple, list[float]] = {}
     for t in trials:
         groups.setdefault(tuple(t.params[n] for n in spec.space.names), []).append(t.user_attrs["reward"])
-    bonus = math.log(len(trials) + 1)
-    best = max(groups, key=lambda k: np.mean(groups[k]) - math.sqrt(bonus / len(groups[k])))
+
+    def bound(rewards):
+        r, games = float(np.mean(rewards)), len(rewards) * spec.games_per_trial
+        return r - Z95 * math.sqrt(max(r * (1 - r), 0.0) / games)
+
+    best = max(groups, key=lambda k: bound(groups[k]))
     return dict(zip(spec.space.names, (float(v) for v in best)))
 
 
