@@ -108,7 +108,7 @@ def strength(name, simulations, games, seed):
             super().__init__(game, 0)
             self.bot = None
 
-        def new_game(self, seed=None):
+        def new_game(self, seed=None, *, seat=None):
             self.bot = openspiel_bot(name, simulations, int(seed or 0) % (2**31))
 
         def select_action(self, state):

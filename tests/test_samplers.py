@@ -1,5 +1,7 @@
 """Our strategies as ordinary Optuna samplers: one suite over every sampler, as Optuna tests its own."""
 
+import itertools
+import math
 import subprocess
 import sys
 import textwrap
@@ -151,3 +153,43 @@ def test_grid_and_bad_settings():
     with pytest.raises(ValueError, match="single-objective"):
         optuna.create_study(directions=["minimize", "minimize"], sampler=NMCSampler(seed=0)).optimize(
             lambda t: (t.suggest_float("x", 0, 1), 0.0), n_trials=3)  # fmt: skip
+
+
+@pytest.mark.parametrize("name", SAMPLERS)
+def test_pruned_failed_and_non_finite_trials_are_left_behind(name):
+    # half the space is pruned, raises, or returns nan: a strategy that never learns from those repeats them
+    def objective(trial):
+        x = trial.suggest_float("x", 0.0, 4.0)
+        y = trial.suggest_int("y", 0, 4)
+        if x >= 2.0 and trial.number >= 3:
+            kind = trial.number % 3
+            if kind == 0:
+                raise optuna.TrialPruned()
+            if kind == 1:
+                raise ValueError("the objective failed")
+            return float("nan")
+        return -((x - 1.0) ** 2) - (y - 2) ** 2
+
+    study = optuna.create_study(direction="maximize", sampler=SAMPLERS[name](1))
+    study.optimize(objective, n_trials=40, catch=(ValueError,))
+    points = [(t.params["x"], t.params["y"]) for t in study.trials]
+    longest = max(sum(1 for _ in group) for _, group in itertools.groupby(points))
+    assert longest <= 8 and study.best_value >= -1.0
+
+
+def test_stepped_and_log_ranges_are_searched_on_their_grid():
+    study = optuna.create_study(direction="maximize", sampler=NTBEASampler(seed=0))
+    study.optimize(lambda t: t.suggest_float("x", 0.0, 0.3, step=0.1), n_trials=30)
+    assert 0.3 in {t.params["x"] for t in study.trials}  # the top of the range, not 0.30000000000000004
+    cma = optuna.create_study(sampler=CMAESSampler(seed=0))
+    relative = []
+
+    def objective(trial):
+        a = trial.suggest_float("a", 0.0, 1.0, step=0.05)
+        lr = trial.suggest_float("lr", 1e-6, 1.0, log=True)
+        relative.append(trial.number > 0 and trial._is_relative_param("a", trial.distributions["a"]))
+        return (a - 0.35) ** 2 + (math.log10(lr) + 3) ** 2
+
+    cma.optimize(objective, n_trials=60)
+    assert all(relative[1:])  # every proposal after the first was CMA-ES's own, none replaced by a random draw
+    assert abs(math.log10(cma.best_params["lr"]) + 3) < 0.5  # searched in the logarithm

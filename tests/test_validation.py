@@ -161,3 +161,29 @@ def test_the_winner_s_curse_on_a_noisy_nearly_flat_problem(make_study, tiny_stud
         optimism.append(best_score - values[best_k])
     # recommending the highest observed mean: positive expected regret, and an observed value far above its truth
     assert np.mean(regret) > 0.05 and np.mean(optimism) > 0.1
+
+
+def test_truth_lookups_find_inf_and_snap_finite_values(make_study, tiny_study):
+    text = tiny_study.replace("values = [0.25, 0.5, 1.0, 2.0]", 'values = [0.25, 0.5, "inf"]').replace(
+        "low = 0.1\nhigh = 2.0\n", "")  # fmt: skip
+    spec = StudySpec.load(make_study(name="inf", text=text))
+    rows = [{"values": {"C": c}, "games": 10, "records": {}, "value": v} for c, v in ((0.25, 0.5), (0.5, 0.6),
+                                                                                      (float("inf"), 0.9))]  # fmt: skip
+    table = truth.Truth(spec, rows)
+    assert table.best()["values"] == {"C": float("inf")} and table.regret({"C": float("inf")}) == 0.0
+    assert table.lookup({"C": 0.3})["values"] == {"C": 0.25} and table.regret({"C": 1e9}) == pytest.approx(0.3)
+
+
+def test_a_recommendation_needs_more_than_one_lucky_trial(make_study, tiny_study):
+    from tuner.study.recommend import lcb_point
+
+    spec = StudySpec.load(make_study(text=tiny_study))  # 2 games a trial
+
+    class T:  # a finished trial: its point and reward
+        def __init__(self, c, reward):
+            self.params, self.user_attrs = {"C": c}, {"reward": reward}
+
+    once_perfect = [T(0.25, 1.0)]
+    often_good = [T(0.5, 0.85) for _ in range(40)]
+    assert lcb_point(spec, once_perfect + often_good) == {"C": 0.5}  # 80 games at 0.85 beat 2 games at 1.0
+    assert lcb_point(spec, [T(0.25, 1.0)] * 40 + often_good) == {"C": 0.25}  # ...but not 80 games at 1.0

@@ -99,20 +99,17 @@ class AllocationSampler(optuna.samplers.BaseSampler):
         step = dist.step
         if step is not None and (dist.high - dist.low) / step + 1 <= self.max_values + 1e-9:
             count = int(round((dist.high - dist.low) / step)) + 1
-            return [type(dist.low)(dist.low + k * step) for k in range(count)]
-        spaced = np.geomspace if dist.log else np.linspace
-        points = spaced(dist.low, dist.high, self.steps)
-        if step is not None:  # onto the step grid
-            points = dist.low + np.round((points - dist.low) / step) * step
-        if isinstance(dist, IntDistribution):
-            return sorted({int(round(p)) for p in points})
-        return [float(p) for p in points]
+            points = np.array([dist.low + k * step for k in range(count)], dtype=float)
+        else:
+            points = (np.geomspace if dist.log else np.linspace)(dist.low, dist.high, self.steps)
+        return sorted(set(_on_grid(dist, p) for p in points))
 
     def _space(self, search_space: dict) -> tuple[Space, list[list]]:
         params, choices = [], []
         for name, dist in search_space.items():
-            if self.continuous:
-                params.append(Param(name, (float(dist.low),), float(dist.low), float(dist.high), float(dist.low)))
+            if self.continuous:  # CMA-ES: a log range is searched in its logarithm
+                low, high = (math.log(dist.low), math.log(dist.high)) if dist.log else (dist.low, dist.high)
+                params.append(Param(name, (float(low),), float(low), float(high), float(low)))
                 choices.append([])
             else:
                 values = self.values(name, dist)
@@ -133,7 +130,7 @@ class AllocationSampler(optuna.samplers.BaseSampler):
             out = {}
             for name, value in zip(names, space.from_unit(x)):
                 dist = search_space[name]
-                out[name] = int(round(value)) if isinstance(dist, IntDistribution) else float(value)
+                out[name] = _on_grid(dist, math.exp(value) if dist.log else value)
             return out
         return {name: choices[i][int(k)] for i, (name, k) in enumerate(zip(names, x))}
 
@@ -147,8 +144,7 @@ class AllocationSampler(optuna.samplers.BaseSampler):
         """The strategy after the study's trials before `number` that lie in this space (each asked again,
         and told its scaled reward once finished)."""
         strategy = make_strategy(space, self.strategy, self._strategy_seed(), **self.settings)
-        trials = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.RUNNING,
-                                                          TrialState.WAITING, TrialState.FAIL))  # fmt: skip
+        trials = study.get_trials(deepcopy=False)
         earlier = sorted((t for t in trials if t.number < number and set(search_space) <= set(t.params)),
                          key=lambda t: t.number)  # fmt: skip
         rewards = self._rewards(study, earlier)
@@ -164,7 +160,8 @@ class AllocationSampler(optuna.samplers.BaseSampler):
         """A trial's parameters as the strategy's point (value indices, or [0, 1]^d); None if off the grid."""
         names = list(search_space)
         if self.continuous:
-            return space.to_unit([float(params[n]) for n in names])
+            logged = [math.log(params[n]) if search_space[n].log else float(params[n]) for n in names]
+            return space.to_unit(logged)
         point = []
         for values, name in zip(choices, names):
             value = params[name]
@@ -178,20 +175,39 @@ class AllocationSampler(optuna.samplers.BaseSampler):
 
     @staticmethod
     def _rewards(study, trials) -> dict[int, float]:
-        """Finished trials' values scaled to [0, 1] by the smallest and largest (reversed when minimising)."""
-        done = {t.number: t.value for t in trials if t.state == TrialState.COMPLETE and t.value is not None
-                and math.isfinite(t.value)}  # fmt: skip
-        if not done:
-            return {}
-        low, high = min(done.values()), max(done.values())
-        span = high - low
+        """The rewards of the trials that are over: finished values scaled to [0, 1] by the smallest and largest
+        finite ones (reversed when minimising); 0, the worst, for a pruned or failed trial or a value that is
+        not finite, so that a strategy moves on from such a point instead of proposing it again."""
         maximise = study.direction == optuna.study.StudyDirection.MAXIMIZE
-        return {n: 0.5 if span == 0 else ((v - low) / span if maximise else (high - v) / span) for n, v in done.items()}
+        worst = (TrialState.PRUNED, TrialState.FAIL)
+        finite = {t.number: t.value for t in trials if t.state == TrialState.COMPLETE and t.value is not None
+                  and math.isfinite(t.value)}  # fmt: skip
+        out = {t.number: 0.0 for t in trials if t.state in worst or (t.state == TrialState.COMPLETE and
+                                                                       t.number not in finite)}  # fmt: skip
+        for t in trials:  # +inf when maximising (or -inf when minimising) is the best there is
+            if t.number in out and t.value is not None and t.value == (math.inf if maximise else -math.inf):
+                out[t.number] = 1.0
+        if finite:
+            low, high = min(finite.values()), max(finite.values())
+            span = high - low
+            for n, v in finite.items():
+                out[n] = 0.5 if span == 0 else (v - low) / span if maximise else (high - v) / span
+        return out
 
     def _strategy_seed(self) -> int:
         if self._seed is None:
             self._seed = int(np.random.SeedSequence().generate_state(1)[0])
         return int(self._seed)
+
+
+def _on_grid(dist, value: float):
+    """`value` as `dist` holds it: inside [low, high], on its step grid, an int for an int distribution (a
+    value outside would be dropped by Optuna for a random draw)."""
+    value = min(dist.high, max(dist.low, float(value)))
+    if dist.step is not None:
+        value = dist.low + round((value - dist.low) / dist.step) * dist.step
+        value = min(dist.high, round(value, 12))
+    return int(round(value)) if isinstance(dist, IntDistribution) else float(value)
 
 
 class NMCSampler(AllocationSampler):

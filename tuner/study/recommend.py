@@ -4,15 +4,17 @@ Every strategy ends by naming one point, its recommendation, which is what a use
 - LSI: its winner (the survivor of its sequential halving); CMA-ES (ours): its mean. Both come from
   the strategy's own `recommend()` after replaying the study's trials into it.
 - every other strategy, ours and Optuna's and scikit-optimize's alike: the point with the best lower
-  95% bound on its reward, pooling every trial at the point: mean reward - 1.96 sqrt(r (1 - r) / games),
-  r the mean reward and games all the games behind it. A point tried once must beat a point tried
-  five times by a margin that shrinks as it is tried again, so one lucky trial is not enough.
+  95% bound on its reward, pooling every trial at the point (Wilson's bound for a mean reward r over all
+  the games behind it). A point tried once must beat a point tried five times by a margin that shrinks
+  as it is tried again. Where a strategy tries each point once (grid, random on a large space, TPE,
+  the GPs, Optuna's CMA-ES) every point has the same games and the rule is the best observed trial:
+  then only `[validate]` corrects the winner's curse.
 Our strategies' own `recommend()` bound, mean - sqrt(ln N / n), is sized for on-line tuning, where each
 reward is one simulation's 0 or 1; a study's reward averages a trial's games, so that bound would be
 many times too wide off-line and always pick the most-tried point (on sp-offline-connect4 NTBEA's
-pick replayed at 0.57 against 0.76 for its best observed point). Neither rule is the raw maximum (the
-trial with the best observed value), which rises with the number of points tried whatever their
-quality (the winner's curse).
+pick replayed at 0.57 against 0.76 for its best observed point). The raw maximum (the trial with the
+best observed value) rises with the number of points tried whatever their quality (the winner's
+curse); the bound departs from it wherever points have been tried unequally often.
 """
 
 from __future__ import annotations
@@ -51,9 +53,10 @@ def lcb_point(spec: StudySpec, trials: list) -> dict:
     for t in trials:
         groups.setdefault(tuple(t.params[n] for n in spec.space.names), []).append(t.user_attrs["reward"])
 
-    def bound(rewards):
-        r, games = float(np.mean(rewards)), len(rewards) * spec.games_per_trial
-        return r - Z95 * math.sqrt(max(r * (1 - r), 0.0) / games)
+    def bound(rewards):  # Wilson's lower bound: still below r at r = 1, unlike r - z sqrt(r (1 - r) / n)
+        r, n = float(np.mean(rewards)), len(rewards) * spec.games_per_trial
+        z2 = Z95 * Z95
+        return (r + z2 / (2 * n) - Z95 * math.sqrt(r * (1 - r) / n + z2 / (4 * n * n))) / (1 + z2 / n)
 
     best = max(groups, key=lambda k: bound(groups[k]))
     return dict(zip(spec.space.names, (float(v) for v in best)))

@@ -159,7 +159,7 @@ def run(folder, workers: int | None = None, storage: str | None = None, trials: 
             raise StudyError(f"a worker failed (exit codes {[p.exitcode for p in procs]}); run the study again")
     if bar is not None:
         bar.close()
-    if spec.validate_games:
+    if spec.validate_games and _counts(study)["complete"] >= spec.trials:  # after the budget, not a partial run
         _validate(folder, storage, spec, progress)
     return status(folder, storage)
 

@@ -13,6 +13,7 @@ benchmark draws games from instead of playing them (`tuner.study.objective`).
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -37,6 +38,13 @@ def point_seed(study_seed: int, index: int) -> int:
     return derive_seeds(study_seed, TRUTH_STREAM, index)[0]
 
 
+def _nearest(grid, x: float) -> float:
+    """The grid value nearest to x: x itself where it is on the grid (inf included), else by distance."""
+    if x in grid:
+        return x
+    return min((v for v in grid if math.isfinite(v)), key=lambda v: abs(v - x), default=grid[0])
+
+
 def _key(values: dict, names) -> tuple:
     return tuple(float(values[n]) for n in names)
 
@@ -59,8 +67,7 @@ class Truth:
     def lookup(self, values: dict) -> dict:
         """The row of the grid point nearest to `values` (each parameter snapped to its nearest grid value,
         so a continuous strategy's point is scored by the grid cell it falls in); KeyError if unplayed."""
-        params = self.spec.space.params
-        snapped = {p.name: min(p.values, key=lambda v, x=float(values[p.name]): abs(v - x)) for p in params}
+        snapped = {p.name: _nearest(p.values, float(values[p.name])) for p in self.spec.space.params}
         key = _key(snapped, self.spec.space.names)
         for row in self.rows:
             if _key(row["values"], self.spec.space.names) == key:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from filelock import FileLock
 from optuna.trial import TrialState
 
 from games.rng import derive_seeds
@@ -62,6 +63,13 @@ def run(folder, spec, study, *, play: bool = True, progress=None) -> list[dict]:
     """This study's rows, one per candidate in the order of `candidates`, each with its `role`; with `play`,
     a candidate not yet replayed with the study's validation games is replayed first (else left out)."""
     folder = Path(folder)
+    if play:  # one process at a time: several `study run` on one study replay each point once
+        with FileLock(folder / ".validate.lock"):
+            return _run(folder, spec, study, play, progress)
+    return _run(folder, spec, study, play, progress)
+
+
+def _run(folder: Path, spec, study, play: bool, progress) -> list[dict]:
     games = spec.validate_games
     rows = load(folder)
     done = {(_key(r["values"]), r["games"]): r for r in rows}
