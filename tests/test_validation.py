@@ -187,3 +187,11 @@ def test_a_recommendation_needs_more_than_one_lucky_trial(make_study, tiny_study
     often_good = [T(0.5, 0.85) for _ in range(40)]
     assert lcb_point(spec, once_perfect + often_good) == {"C": 0.5}  # 80 games at 0.85 beat 2 games at 1.0
     assert lcb_point(spec, [T(0.25, 1.0)] * 40 + often_good) == {"C": 0.25}  # ...but not 80 games at 1.0
+
+
+def test_d_is_validated_on_the_trials_scale(make_study, tiny_study):
+    text = tiny_study.replace('objective = "winrate"', 'objective = "dda_d"')
+    with pytest.raises(StudyError, match=r"\[validate\] games must equal games \(1\) for objective dda_d"):
+        StudySpec.load(make_study(name="a", text=text + "\n[validate]\ngames = 4\n"))
+    spec = StudySpec.load(make_study(name="b", text=text + "\n[validate]\ngames = 1\n"))
+    assert spec.validate_games == 1

@@ -133,8 +133,9 @@ def _print_status(s: dict) -> None:
           f"{t['failed']} failed; {s['games']} games")  # fmt: skip
     if "best" in s:
         b = s["best"]
+        way = "upward" if s["direction"] == "maximize" else "downward"
         print(f"best observed: trial {b['trial']}, {s['objective']} = {b['value']:.4g} at {_point(b['params'])} "
-              "(the maximum of noisy trials: biased upward)")  # fmt: skip
+              f"(the best of noisy trials: biased {way})")  # fmt: skip
         print(f"recommended: {_point(s['recommended'])}")
     for r in s.get("validated", []):
         low, high = r["interval"]

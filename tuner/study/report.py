@@ -66,7 +66,8 @@ def write_report(folder, storage: str | None = None) -> Path:
     params = ", ".join(f"{k} = {v:g}" for k, v in best.params.items())
     games = spec.games_per_trial
     headline = f"Trial {best.number}: {spec.objective} = {best.value:.4g} at {params}, over {games} games"
-    lines += ["", "## Best observed trial", "", headline + " (the maximum over noisy trials: biased upward).", ""]
+    way = "upward" if maximise else "downward"
+    lines += ["", "## Best observed trial", "", headline + f" (the best of noisy trials: biased {way}).", ""]
     lines += [
         "| opponent | seat | wins | draws | losses | score [95% CI] | win rate [95% CI] | loss rate [95% CI] |",
         "|---|---|---|---|---|---|---|---|",

@@ -126,6 +126,7 @@ class StudySpec:
             **_validate(raw.get("validate")),
         )
         spec._check_agents()
+        _check_validate(spec)
         return spec
 
     @classmethod
@@ -243,6 +244,14 @@ def _validate(value) -> dict:
     if top < 0:
         raise StudyError(f"[validate] top must be at least 0, got {top}")
     return {"validate_top": top, "validate_games": games}
+
+
+def _check_validate(spec) -> None:
+    """D and balance are sums and means of |W - L|, which grow with fewer games: a replay must play as many
+    games as a trial for its value to compare with the trials'."""
+    if spec.validate_games and spec.objective in ("dda_d", "balance") and spec.validate_games != spec.games:
+        raise StudyError(f"[validate] games must equal games ({spec.games}) for objective {spec.objective}: "
+                         "|W - L| over more games is on another scale")  # fmt: skip
 
 
 def _strategy(value) -> tuple[str, dict]:

@@ -110,8 +110,9 @@ def summary(spec, study, rows: list[dict]) -> str:
              f"{spec.games_per_trial} games")  # fmt: skip
     if raw is not None:
         text += f"; replayed, it scores {raw['value']:.4g} [{raw['interval'][0]:.4g}, {raw['interval'][1]:.4g}]"
-    return text + (". The best of many noisy trials is biased upward (the winner's curse): the more points a "
-                   "study tries, the luckier its maximum, whatever their quality; the replayed values are "
+    way = "upward" if objectives.MAXIMISED[spec.objective] else "downward"
+    return text + (f". The best of many noisy trials is biased {way} (the winner's curse): the more points a "
+                   "study tries, the luckier its best, whatever their quality; the replayed values are "
                    "unbiased estimates of what each point is worth.")  # fmt: skip
 
 
