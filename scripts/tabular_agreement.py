@@ -14,8 +14,9 @@ folder = sys.argv[1] if len(sys.argv) > 1 else "studies/strategies-compare-conne
 real = json.load(open(f"{folder}/report/regret.json"))
 tab = json.load(open(f"{folder}/report/bench.json"))
 inside, total, rows = 0, 0, []
+tabular = {name.split(" (")[0]: entry for name, entry in tab["curves"].items()}  # by strategy, settings aside
 for name, entry in real["curves"].items():
-    r, t = np.array(entry["regret"]), np.array(tab["curves"][name]["regret"])
+    r, t = np.array(entry["regret"]), np.array(tabular[name.split(" (")[0]]["regret"])
     for j, b in enumerate(real["budgets"]):
         sd = t[:, j].std(ddof=1) / np.sqrt(len(r))
         z = (r[:, j].mean() - t[:, j].mean()) / sd if sd > 0 else 0.0

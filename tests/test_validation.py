@@ -139,7 +139,7 @@ def test_regret_is_zero_exactly_at_the_true_best(make_study, tiny_study):
 def test_the_tabular_benchmark_is_seeded_and_reproducible(make_study, tiny_study):
     table = _truth(make_study, tiny_study, [0.5, 0.7, 0.6, 0.55])
     space = tiny_study.replace("values = [0.25, 0.5, 1.0, 2.0]", "values = [1.0, 2.0, 3.0, 4.0]")
-    folder = make_study(name="ntbea", strategy="ntbea", text=space.replace("high = 2.0", "high = 100.0"))
+    folder = make_study(name="ntbea", strategy="ntbea", text=space.replace("high = 2.0", "high = 99"))
     a = bench.bench(table, [folder], seeds=3, budgets=[2, 8])
     assert a == bench.bench(table, [folder], seeds=3, budgets=[2, 8])
     draws = [table.draw({"C": 2.0}, 10, seed) for seed in range(5)]
@@ -195,3 +195,13 @@ def test_d_is_validated_on_the_trials_scale(make_study, tiny_study):
         StudySpec.load(make_study(name="a", text=text + "\n[validate]\ngames = 4\n"))
     spec = StudySpec.load(make_study(name="b", text=text + "\n[validate]\ngames = 1\n"))
     assert spec.validate_games == 1
+
+
+def test_a_study_of_another_range_is_not_scored_by_the_table(make_study, tiny_study):
+    table = truth.Truth(StudySpec.load(make_study(name="t", text=tiny_study)), [])
+    wider = StudySpec.load(make_study(name="w", text=tiny_study.replace("high = 2.0", "high = 9.0")))
+    with pytest.raises(StudyError, match="another problem"):
+        bench.check_problem(table, wider, "w")
+    settings = tiny_study.replace('name = "STRATEGY"', 'name = "STRATEGY"\npopulation = 4\nelite = 2')
+    ea = StudySpec.load(make_study(name="ea", strategy="ea", text=settings))
+    assert bench.label(ea) == "ea (elite=2, population=4)" and bench.label(table.spec) == "random"

@@ -67,7 +67,9 @@ def _compare(args) -> int:
         table = _truth_table(args.truth)
         curves = bench.regret_curves(table, args.folder, args.budgets, args.storage)
         title = f"Strategies on {table.spec.game}, real games: regret of the recommendation"
-        print(f"regret: {bench.write(curves, args.budgets, out, 'regret', title, table)}")
+        path = bench.write(curves, args.budgets, out, "regret", title, table)
+        _print_regret(bench.summarise(curves, args.budgets), args.budgets)
+        print(f"regret: {path}")
     path = write_comparison(args.folder, out, args.storage)
     print(f"best so far: {path}")
     return 0
@@ -96,8 +98,22 @@ def _bench(args) -> int:
         curves = bench.bench(table, args.folder, args.seeds, args.budgets, args.workers, progress=bar)
     out = Path(args.out) if args.out else Path(args.folder[0]).resolve().parent / "report"
     title = f"Strategies on {table.spec.game}, tabular benchmark ({args.seeds} seeds): regret of the recommendation"
-    print(f"tabular benchmark: {bench.write(curves, args.budgets, out, 'bench', title, table)}")
+    path = bench.write(curves, args.budgets, out, "bench", title, table)
+    _print_regret(bench.summarise(curves, args.budgets), args.budgets)
+    print(f"tabular benchmark: {path}")
     return 0
+
+
+def _print_regret(rows: list[dict], budgets: list[int]) -> None:
+    """The regret table: per strategy, the mean regret [95% interval] at each budget, best last budget first."""
+    by: dict[str, list[dict]] = {}
+    for r in rows:
+        by.setdefault(r["strategy"], []).append(r)
+    width = max(len(n) for n in by) + 2
+    print(f"{'simple regret of the recommendation':<{width}}" + "".join(f"{f'at {b} games':>26}" for b in budgets))
+    for name in sorted(by, key=lambda n: by[n][-1]["regret"]):
+        cells = "".join(f"{r['regret']:>8.3f} [{r['ci95'][0]:6.3f}, {r['ci95'][1]:6.3f}]" for r in by[name])
+        print(f"{name:<{width}}{cells}  ({by[name][0]['seeds']} seeds)")
 
 
 def _budgets(text: str) -> list[int]:

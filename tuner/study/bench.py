@@ -29,15 +29,22 @@ from tuner.study.truth import Truth
 
 def problem(spec: StudySpec) -> tuple:
     """What must agree between a truth table and a study scored by it: the game, agent, opponents,
-    objective and space (the strategy, seed and budget may differ)."""
-    params = tuple((p.name, p.values) for p in spec.space.params)
-    return spec.game, spec.agent, tuple(spec.opponents), spec.objective, params
+    objective and space, ranges and defaults included (the strategy, seed and budget may differ)."""
+    params = tuple((p.name, p.values, p.low, p.high, p.default) for p in spec.space.params)
+    return spec.game, spec.agent, tuple(spec.opponents), spec.objective, params, tuple(spec.continuous)
+
+
+def label(spec: StudySpec) -> str:
+    """A strategy with its settings, as the comparisons name it: `ntbea`, or `ea (population=10, elite=5)`
+    where settings are given, so that one strategy under two settings is two rows."""
+    settings = ", ".join(f"{k}={v}" for k, v in sorted(spec.settings.items()))
+    return f"{spec.strategy} ({settings})" if settings else spec.strategy
 
 
 def check_problem(truth: Truth, spec: StudySpec, where) -> None:
     if problem(truth.spec) != problem(spec):
         raise StudyError(f"{where} tunes another problem than the truth table (game, agent, opponents, objective "
-                         "and the parameters' values must be the same)")  # fmt: skip
+                         "and the parameters' values, ranges and defaults must be the same)")  # fmt: skip
 
 
 def trials_in(budget: int, spec: StudySpec) -> int:
@@ -61,7 +68,7 @@ def regret_curves(truth: Truth, folders, budgets: list[int], storage: str | None
         check_problem(truth, spec, folder)
         trials = study.get_trials(deepcopy=False)
         finished = sum(t.state.name == "COMPLETE" for t in trials)
-        entry = out.setdefault(spec.strategy, {"seeds": [], "regret": [], "short": []})
+        entry = out.setdefault(label(spec), {"seeds": [], "regret": [], "short": []})
         entry["seeds"].append(spec.seed)
         entry["regret"].append(regrets(truth, spec, trials, budgets))
         entry["short"].append(finished * spec.games_per_trial < max(budgets))
@@ -88,15 +95,11 @@ def bench(truth: Truth, folders, seeds: int, budgets: list[int], workers: int = 
     for folder in folders:
         spec = StudySpec.load(folder)
         check_problem(truth, spec, folder)
-        strategies.setdefault(spec.strategy, spec)
+        strategies.setdefault(label(spec), spec)
     jobs = [(name, seed) for name in strategies for seed in range(seeds)]
-    base = truth.spec
 
     def job(name, seed):
-        own = strategies[name]
-        spec = replace(base, strategy=name, settings=own.settings, seed=seed, games=own.games,
-                       continuous=own.continuous)  # fmt: skip
-        return _bench_one(truth, spec, budgets)
+        return _bench_one(truth, replace(strategies[name], seed=seed), budgets)  # the study's own spec
 
     results = Parallel(n_jobs=workers, return_as="generator")(delayed(job)(name, seed) for name, seed in jobs)
     out: dict[str, dict] = {name: {"seeds": [], "regret": [], "short": []} for name in strategies}
