@@ -257,9 +257,10 @@ def make_app(*, profiles: str | Path | None = None, seed: int | None = None, hin
         return FileResponse(STATIC / "index.html")
 
     async def options(request):
-        return JSONResponse({"games": [{"name": g, "rows": games.load(g).board_shape[0],
-                                        "cols": games.load(g).board_shape[1], "opponents": opponents(games.load(g))}
-                                       for g in games.names()], "default_game": "connect4"})  # fmt: skip
+        offered = [games.load(name) for name in games.names()]
+        return JSONResponse({"games": [{"name": g.name, "rows": g.board_shape[0], "cols": g.board_shape[1],
+                                        "opponents": opponents(g)} for g in offered],
+                             "default_game": "connect4"})  # fmt: skip
 
     async def new(request):
         data = await body(request)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -55,24 +55,24 @@ class Truth:
 
     spec: StudySpec
     rows: list[dict]
+    _index: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def games(self) -> int:
         """Games per opponent and seat behind each point."""
         return self.rows[0]["games"] if self.rows else 0
 
-    def complete(self) -> bool:
-        return len(self.rows) == len(points(self.spec))
-
     def lookup(self, values: dict) -> dict:
         """The row of the grid point nearest to `values` (each parameter snapped to its nearest grid value,
         so a continuous strategy's point is scored by the grid cell it falls in); KeyError if unplayed."""
+        names = self.spec.space.names
+        if len(self._index) != len(self.rows):  # the rows by point, built once (the benchmark looks up every trial)
+            self._index = {_key(row["values"], names): row for row in self.rows}
         snapped = {p.name: _nearest(p.values, float(values[p.name])) for p in self.spec.space.params}
-        key = _key(snapped, self.spec.space.names)
-        for row in self.rows:
-            if _key(row["values"], self.spec.space.names) == key:
-                return row
-        raise KeyError(f"no truth for {snapped}")
+        try:
+            return self._index[_key(snapped, names)]
+        except KeyError:
+            raise KeyError(f"no truth for {snapped}") from None
 
     def value(self, values: dict) -> float:
         """The objective's true value (its estimate from the table's games) at the point nearest `values`."""
