@@ -38,12 +38,13 @@ def test_validation_replays_exactly_the_recommendation_and_the_top_points(make_s
     assert {r["values"]["C"] for r in rows} >= set(tops[:2])  # the best observed points are among them
     trial_seeds = {trial_seed(spec.seed, t.number) for t in study.get_trials()}
     for k, row in enumerate(rows):
-        assert row["seed"] == derive_seeds(spec.seed, validate.VALIDATION_STREAM, k)[0]  # fresh, recorded seeds
-        assert row["seed"] not in trial_seeds
-        assert all(sum(wdl) == 2 for seats in row["records"].values() for wdl in seats.values())
-        # the recorded seed replays the point's games exactly
-        (again,) = play_trials(replace(spec, games=2), [(row["values"], row["seed"])])
-        assert again == row["records"]
+        # two games a seat as two replicate trials of the study's one game, with fresh, recorded seeds
+        assert row["seeds"] == derive_seeds(spec.seed, validate.VALIDATION_STREAM, k, count=2)
+        assert row["replicates"] == 2 and not set(row["seeds"]) & trial_seeds
+        assert all(sum(wdl) == 1 for r in row["records"] for seats in r.values() for wdl in seats.values())
+        # the recorded seeds replay the point's games exactly
+        assert play_trials(spec, [(row["values"], seed) for seed in row["seeds"]]) == row["records"]
+        assert row["value"] == np.mean([value(spec.objective, r) for r in row["records"]])
     roles = [r["role"] for r in status(folder)["validated"]]
     assert roles == [role for role, _ in wanted]
     before = (folder / validate.VALIDATION).read_text()
@@ -108,6 +109,12 @@ def test_the_truth_table_plays_every_point_and_resumes(make_study, tiny_study):
     assert (folder / truth.TRUTH).read_text() == whole
     with pytest.raises(StudyError, match="holds 2 games a point and seat, not 3"):
         truth.run(folder, games=3)
+    toml = (folder / "study.toml").read_text()
+    (folder / "study.toml").write_text(toml.replace('objective = "winrate"', 'objective = "balance"'))
+    with pytest.raises(StudyError, match="truth.jsonl was played for another problem"):
+        truth.load(folder)  # its values were measured with another objective: never reused under the new one
+    (folder / "study.toml").write_text(toml.replace("seed = 3", "seed = 4").replace("trials = 4", "trials = 9"))
+    assert truth.load(folder).rows == table.rows  # the budget and seed do not change the problem
 
 
 def _truth(make_study, tiny_study, values, objective="winrate", name="t"):
@@ -147,19 +154,30 @@ def test_the_tabular_benchmark_is_seeded_and_reproducible(make_study, tiny_study
     assert all(sum(wdl) == 10 for d in draws for s in d.values() for wdl in s.values())
 
 
+class _Trial:
+    """A finished trial as the recommendation reads it: its point and reward."""
+
+    def __init__(self, c, reward):
+        self.params, self.user_attrs = {"C": c}, {"reward": reward}
+
+
 def test_the_winner_s_curse_on_a_noisy_nearly_flat_problem(make_study, tiny_study):
+    from tuner.study.recommend import lcb_point
+
     # twenty points, all worth 0.5 but one worth 0.6; each tried once with 20 games (10 a seat)
     values = [0.5] * 20
     values[7] = 0.6
     table = _truth(make_study, tiny_study, values)
+    spec = replace(table.spec, games=10)
     regret, optimism = [], []
     for seed in range(200):
-        observed = [(table.draw({"C": float(k + 1)}, 10, seed * 100 + k), k) for k in range(20)]
-        scores = [(np.mean([r[0] + r[1] / 2 for s in d.values() for r in s.values()]) / 10, k) for d, k in observed]
-        best_score, best_k = max(scores)
-        regret.append(table.regret({"C": float(best_k + 1)}))
-        optimism.append(best_score - values[best_k])
-    # recommending the highest observed mean: positive expected regret, and an observed value far above its truth
+        draws = [table.draw({"C": float(k + 1)}, 10, seed * 100 + k) for k in range(20)]
+        trials = [_Trial(float(k + 1), value("winrate", d)) for k, d in enumerate(draws)]
+        pick = lcb_point(spec, trials)  # points tried once each: the rule is the highest observed mean
+        observed = next(t.user_attrs["reward"] for t in trials if t.params == pick)
+        regret.append(table.regret(pick))
+        optimism.append(observed - table.value(pick))
+    # positive expected regret, and an observed value far above its truth: only fresh games correct it
     assert np.mean(regret) > 0.05 and np.mean(optimism) > 0.1
 
 
@@ -178,23 +196,41 @@ def test_a_recommendation_needs_more_than_one_lucky_trial(make_study, tiny_study
     from tuner.study.recommend import lcb_point
 
     spec = StudySpec.load(make_study(text=tiny_study))  # 2 games a trial
-
-    class T:  # a finished trial: its point and reward
-        def __init__(self, c, reward):
-            self.params, self.user_attrs = {"C": c}, {"reward": reward}
-
-    once_perfect = [T(0.25, 1.0)]
-    often_good = [T(0.5, 0.85) for _ in range(40)]
+    once_perfect = [_Trial(0.25, 1.0)]
+    often_good = [_Trial(0.5, 0.85) for _ in range(40)]
     assert lcb_point(spec, once_perfect + often_good) == {"C": 0.5}  # 80 games at 0.85 beat 2 games at 1.0
-    assert lcb_point(spec, [T(0.25, 1.0)] * 40 + often_good) == {"C": 0.25}  # ...but not 80 games at 1.0
+    assert lcb_point(spec, [_Trial(0.25, 1.0)] * 40 + often_good) == {"C": 0.25}  # ...but not 80 games at 1.0
+
+
+def test_validation_replays_the_best_observed_points_not_the_worst(make_study, tiny_study):
+    import optuna
+
+    spec = StudySpec.load(make_study(text=tiny_study + "\n[validate]\ntop = 2\ngames = 2\n"))
+    study = optuna.create_study(direction="maximize")
+    dist = {"C": optuna.distributions.FloatDistribution(0.1, 2.0)}
+    for c, v in ((0.25, 0.2), (0.5, 0.9), (1.0, 0.5), (2.0, 0.7)):
+        study.add_trial(optuna.trial.create_trial(params={"C": c}, distributions=dist, value=v,
+                                                  user_attrs={"reward": v}))  # fmt: skip
+    assert validate.candidates(spec, study) == [
+        ("recommended, top 1 (trial 1, observed 0.9)", {"C": 0.5}),
+        ("top 2 (trial 3, observed 0.7)", {"C": 2.0}),
+    ]
 
 
 def test_d_is_validated_on_the_trials_scale(make_study, tiny_study):
-    text = tiny_study.replace('objective = "winrate"', 'objective = "dda_d"')
-    with pytest.raises(StudyError, match=r"\[validate\] games must equal games \(1\) for objective dda_d"):
-        StudySpec.load(make_study(name="a", text=text + "\n[validate]\ngames = 4\n"))
-    spec = StudySpec.load(make_study(name="b", text=text + "\n[validate]\ngames = 1\n"))
-    assert spec.validate_games == 1
+    text = tiny_study.replace('objective = "winrate"', 'objective = "dda_d"').replace("games = 1\n", "games = 2\n")
+    with pytest.raises(StudyError, match=r"\[validate\] games \(5\) must be a multiple of games \(2\).*try 4 or 6"):
+        StudySpec.load(make_study(name="a", text=text + "\n[validate]\ngames = 5\n"))
+    assert StudySpec.load(make_study(name="b", text=text + "\n[validate]\ntop = 0\n")).validate_games == 10
+    folder = make_study(name="c", text=text.replace("trials = 4", "trials = 2") + "\n[validate]\ntop = 0\ngames = 6\n")
+    run(folder, progress=False)
+    (row,) = _rows(folder)
+    # D of three 2-game trials, averaged: on the trials' scale (at most 2 x 2 here), not D over 6 games a seat
+    assert row["replicates"] == 3
+    assert all(sum(wdl) == 2 for r in row["records"] for s in r.values() for wdl in s.values())
+    assert row["value"] == pytest.approx(np.mean([value("dda_d", r) for r in row["records"]])) and row["value"] <= 4
+    low, high = row["interval"]
+    assert 0 <= low <= row["value"] <= high <= 4
 
 
 def test_a_study_of_another_range_is_not_scored_by_the_table(make_study, tiny_study):
@@ -204,4 +240,92 @@ def test_a_study_of_another_range_is_not_scored_by_the_table(make_study, tiny_st
         bench.check_problem(table, wider, "w")
     settings = tiny_study.replace('name = "STRATEGY"', 'name = "STRATEGY"\npopulation = 4\nelite = 2')
     ea = StudySpec.load(make_study(name="ea", strategy="ea", text=settings))
-    assert bench.label(ea) == "ea (elite=2, population=4)" and bench.label(table.spec) == "random"
+    assert ea.label == "ea (elite=2, population=4)" and table.spec.label == "random"
+
+
+def test_the_tabular_draw_keeps_each_opponent_and_seat_apart(make_study, tiny_study):
+    spec = StudySpec.load(make_study(text=tiny_study.replace('["random"]', '["random", "mcts:simulations=2"]')))
+    records = {"random": {"first": [100, 0, 0], "second": [0, 0, 100]},
+               "mcts:simulations=2": {"first": [0, 100, 0], "second": [50, 0, 50]}}  # fmt: skip
+    table = truth.Truth(spec, [{"values": {"C": c}, "games": 100, "records": records, "value": 0.5}
+                               for c in (0.25, 0.5, 1.0, 2.0)])  # fmt: skip
+    for seed in range(5):
+        drawn = table.draw({"C": 1.0}, 10, seed)
+        assert drawn["random"] == {"first": [10, 0, 0], "second": [0, 0, 10]}
+        assert drawn["mcts:simulations=2"]["first"] == [0, 10, 0]
+        wins, draws, losses = drawn["mcts:simulations=2"]["second"]
+        assert draws == 0 and wins + losses == 10
+
+
+def _tiny_truth(folder, by_c: dict) -> truth.Truth:
+    """A truth table written into study folder `folder`: at each C, wins at rate by_c[C] against random."""
+    spec = StudySpec.load(folder)
+    rows = []
+    for i, (c, rate) in enumerate(by_c.items()):
+        records = {"random": {seat: [round(100 * rate), 0, 100 - round(100 * rate)] for seat in ("first", "second")}}
+        rows.append({"index": i, "problem": spec.problem(), "values": {"C": c}, "games": 100, "seed": i,
+                     "records": records, "value": value("winrate", records)})  # fmt: skip
+    (folder / truth.TRUTH).write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return truth.load(folder)
+
+
+def test_compare_scores_each_budget_s_recommendation_by_the_truth(make_study, tiny_study, capsys):
+    from tuner.cli import main
+
+    text = tiny_study.replace('["random"]', '["mcts:simulations=30"]')  # trials that differ: not all won
+    table = _tiny_truth(make_study(name="truth", text=text), {0.25: 0.3, 0.5: 0.9, 1.0: 0.6, 2.0: 0.5})
+    folders = [make_study(name=f"s{seed}", text=text.replace("seed = 3", f"seed = {seed}")) for seed in (1, 2)]
+    for folder in folders:
+        run(folder, progress=False)  # 4 trials of 2 games
+    curves = bench.regret_curves(table, folders, budgets=[2, 8])
+    worth = {0.25: 0.3, 0.5: 0.9, 1.0: 0.6, 2.0: 0.5}
+    for k, folder in enumerate(folders):
+        trials = sorted(load(folder)[1].get_trials(), key=lambda t: t.number)
+        first = trials[0].params["C"]  # after 2 games, the only point tried is the recommendation
+        assert curves["random"]["value"][k][0] == worth[first]
+        assert curves["random"]["regret"][k][0] == pytest.approx(0.9 - worth[first])
+    changed = [v[0] != v[1] for v in curves["random"]["value"]]
+    assert any(changed), "choose seeds whose recommendation changes between the budgets, or this tests nothing"
+    out = folders[0].parent / "cmp"
+    args = ["study", "compare", *map(str, folders), "--truth", str(folders[0].parent / "truth"), "--budgets", "2,8"]
+    assert main([*args, "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    mean = np.mean([r[0] for r in curves["random"]["regret"]])
+    assert f"{mean:8.3f} [" in printed and "true value at 8" in printed
+    assert "| random | 2 |" in (out / "regret.md").read_text()
+
+
+def test_compare_without_a_truth_table_reports_the_replayed_recommendations(make_study, tiny_study, capsys):
+    from tuner.cli import main
+
+    folders = [make_study(name=f"s{seed}", text=tiny_study.replace("seed = 3", f"seed = {seed}") + VALIDATE)
+               for seed in (1, 2)]  # fmt: skip
+    recommended = []
+    for folder in folders:
+        run(folder, progress=False)
+        recommended += [r["value"] for r in status(folder)["validated"] if "recommended" in r["role"]]
+    assert main(["study", "compare", *map(str, folders), "--out", str(folders[0].parent / "cmp")]) == 0
+    printed = capsys.readouterr().out
+    assert f"| random | 2 of 2 | {np.mean(recommended):.4g} [" in printed
+
+
+def test_the_bench_plays_each_study_s_own_games_and_seeds(make_study, tiny_study, monkeypatch):
+    table = _tiny_truth(make_study(name="truth", text=tiny_study), {0.25: 0.3, 0.5: 0.9, 1.0: 0.6, 2.0: 0.5})
+    folder = make_study(name="five", text=tiny_study.replace("games = 1\n", "games = 5\n"))  # 10 games a trial
+    drawn = []
+    real = table.draw
+    monkeypatch.setattr(table, "draw", lambda values, games, seed: drawn.append(games) or real(values, games, seed))
+    curves = bench.bench(table, [folder], seeds=4, budgets=[20, 40])
+    assert drawn == [5] * 4 * 4  # four trials a seed, each of the study's 5 games a seat
+    assert len({json.dumps(v) for v in curves["random"]["value"]}) > 1  # the seeds are different runs
+
+
+def test_the_bench_plans_lsi_for_each_budget(make_study, tiny_study, monkeypatch):
+    table = _tiny_truth(make_study(name="truth", text=tiny_study), {0.25: 0.3, 0.5: 0.9, 1.0: 0.6, 2.0: 0.5})
+    text = tiny_study.replace('name = "STRATEGY"', 'name = "STRATEGY"\nbudget = 50')
+    folder = make_study(name="lsi", strategy="lsi", text=text)
+    planned = []
+    real = bench.make_sampler
+    monkeypatch.setattr(bench, "make_sampler", lambda spec: planned.append(spec.settings["budget"]) or real(spec))
+    curves = bench.bench(table, [folder], seeds=1, budgets=[8, 40])
+    assert planned == [4, 20] and list(curves) == ["lsi (budget=each budget)"]  # 2 games a trial

@@ -71,6 +71,8 @@ def _compare(args) -> int:
         _print_regret(bench.summarise(curves, args.budgets), args.budgets)
         print(f"regret: {path}")
     path = write_comparison(args.folder, out, args.storage)
+    if not args.truth:  # the recommendations' replayed values: what to compare by without a truth table
+        print(path.read_text().partition("## Recommendations, replayed")[2].strip())
     print(f"best so far: {path}")
     return 0
 
@@ -105,15 +107,19 @@ def _bench(args) -> int:
 
 
 def _print_regret(rows: list[dict], budgets: list[int]) -> None:
-    """The regret table: per strategy, the mean regret [95% interval] at each budget, best last budget first."""
+    """Per strategy, the mean regret [95% interval] at each budget and the recommendation's true value at the
+    last, lowest final regret first."""
     by: dict[str, list[dict]] = {}
     for r in rows:
         by.setdefault(r["strategy"], []).append(r)
     width = max(len(n) for n in by) + 2
-    print(f"{'simple regret of the recommendation':<{width}}" + "".join(f"{f'at {b} games':>26}" for b in budgets))
+    print(f"{'simple regret of the recommendation':<{width}}" + "".join(f"{f'at {b} games':>26}" for b in budgets)
+          + f"{f'true value at {budgets[-1]}':>26}")  # fmt: skip
     for name in sorted(by, key=lambda n: by[n][-1]["regret"]):
-        cells = "".join(f"{r['regret']:>8.3f} [{r['ci95'][0]:6.3f}, {r['ci95'][1]:6.3f}]" for r in by[name])
-        print(f"{name:<{width}}{cells}  ({by[name][0]['seeds']} seeds)")
+        mine = by[name]
+        cells = [(r["regret"], *r["regret_ci95"]) for r in mine] + [(mine[-1]["value"], *mine[-1]["value_ci95"])]
+        print(f"{name:<{width}}" + "".join(f"{m:>8.3f} [{lo:6.3f}, {hi:6.3f}]" for m, lo, hi in cells)
+              + f"  ({mine[0]['seeds']} seeds)")  # fmt: skip
 
 
 def _budgets(text: str) -> list[int]:

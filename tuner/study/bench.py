@@ -6,7 +6,9 @@ best point, in the objective's units. `regret_curves` reads it off real study fo
 after the trials that fit in each budget); `bench` runs the same strategies on the tabular benchmark,
 where a trial's games are drawn from the truth table's frequencies instead of played (the idea of
 tabular benchmarks such as HPOBench and NAS-Bench), through the same sampler, runner and recommendation
-code as a real study, in memory, so that a hundred seeds take minutes rather than days.
+code as a real study, in memory, so that a hundred seeds take minutes rather than days. LSI plans its
+`budget` up front: a real study is read mid-plan at smaller budgets, whereas the benchmark runs it once
+per budget, planned for that budget.
 """
 
 from __future__ import annotations
@@ -27,22 +29,8 @@ from tuner.study.spec import StudyError, StudySpec
 from tuner.study.truth import Truth
 
 
-def problem(spec: StudySpec) -> tuple:
-    """What must agree between a truth table and a study scored by it: the game, agent, opponents,
-    objective and space, ranges and defaults included (the strategy, seed and budget may differ)."""
-    params = tuple((p.name, p.values, p.low, p.high, p.default) for p in spec.space.params)
-    return spec.game, spec.agent, tuple(spec.opponents), spec.objective, params, tuple(spec.continuous)
-
-
-def label(spec: StudySpec) -> str:
-    """A strategy with its settings, as the comparisons name it: `ntbea`, or `ea (population=10, elite=5)`
-    where settings are given, so that one strategy under two settings is two rows."""
-    settings = ", ".join(f"{k}={v}" for k, v in sorted(spec.settings.items()))
-    return f"{spec.strategy} ({settings})" if settings else spec.strategy
-
-
 def check_problem(truth: Truth, spec: StudySpec, where) -> None:
-    if problem(truth.spec) != problem(spec):
+    if truth.spec.problem() != spec.problem():
         raise StudyError(f"{where} tunes another problem than the truth table (game, agent, opponents, objective "
                          "and the parameters' values, ranges and defaults must be the same)")  # fmt: skip
 
@@ -52,31 +40,53 @@ def trials_in(budget: int, spec: StudySpec) -> int:
     return max(1, budget // spec.games_per_trial)
 
 
-def regrets(truth: Truth, spec: StudySpec, trials: list, budgets: list[int]) -> list[float]:
-    """The simple regret of the study's recommendation after the trials of each budget (`trials`: the study's
+def scores(truth: Truth, spec: StudySpec, trials: list, budgets: list[int]) -> list[float]:
+    """The true value of the study's recommendation after the trials of each budget (`trials`: the study's
     trials by number; a budget beyond them is scored at the last)."""
     ordered = sorted(trials, key=lambda t: t.number)
-    return [truth.regret(recommendation(spec, ordered[: trials_in(b, spec)])) for b in budgets]
+    return [truth.value(recommendation(spec, ordered[: trials_in(b, spec)])) for b in budgets]
+
+
+def _add(out: dict, truth: Truth, name: str, seed: int, values: list[float], short: bool) -> None:
+    """Record one seed's curves: the recommendation's true value and its simple regret at each budget."""
+    mine = out.setdefault(name, {"seeds": [], "value": [], "regret": [], "short": []})
+    mine["seeds"].append(seed)
+    mine["value"].append(values)
+    mine["regret"].append([truth.regret_of(v) for v in values])
+    mine["short"].append(short)
 
 
 def regret_curves(truth: Truth, folders, budgets: list[int], storage: str | None = None) -> dict:
-    """Per strategy, per seed, the regret at each budget, read off real study folders (recommendation after
-    the first trials of each budget). Studies short of a budget are scored at their last trial and flagged."""
+    """Per strategy, per seed, the recommendation's true value and regret at each budget, read off real study
+    folders (recommendation after the first trials of each budget). Studies short of a budget are scored at
+    their last trial and flagged."""
     out: dict[str, dict] = {}
     for folder in folders:
         spec, study = load(folder, storage)
         check_problem(truth, spec, folder)
         trials = study.get_trials(deepcopy=False)
         finished = sum(t.state.name == "COMPLETE" for t in trials)
-        entry = out.setdefault(label(spec), {"seeds": [], "regret": [], "short": []})
-        entry["seeds"].append(spec.seed)
-        entry["regret"].append(regrets(truth, spec, trials, budgets))
-        entry["short"].append(finished * spec.games_per_trial < max(budgets))
+        short = finished * spec.games_per_trial < max(budgets)
+        _add(out, truth, spec.label, spec.seed, scores(truth, spec, trials, budgets), short)
     return out
 
 
+PLANNED = ("lsi",)  # strategies that plan their whole budget (setting `budget`, in trials) up front
+
+
 def _bench_one(truth: Truth, spec: StudySpec, budgets: list[int]) -> list[float]:
-    """One strategy and seed on the tabular benchmark: the regret at each budget."""
+    """One strategy and seed on the tabular benchmark: the recommendation's true value at each budget. A
+    strategy that plans its budget up front runs once per budget, planned for it, so that it is never read
+    mid-plan."""
+    if spec.strategy in PLANNED:
+        planned = [replace(spec, settings={**spec.settings, "budget": trials_in(b, spec)}) for b in budgets]
+        return [_tabular_study(truth, s, [b])[0] for s, b in zip(planned, budgets)]
+    return _tabular_study(truth, spec, budgets)
+
+
+def _tabular_study(truth: Truth, spec: StudySpec, budgets: list[int]) -> list[float]:
+    """A study in memory whose trials' games are drawn from the truth table; the recommendation's true value
+    after the trials of each budget."""
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     target = trials_in(max(budgets), spec)
     direction = "maximize" if objectives.MAXIMISED[spec.objective] else "minimize"
@@ -84,29 +94,29 @@ def _bench_one(truth: Truth, spec: StudySpec, budgets: list[int]) -> list[float]
     dists = distributions(spec)
     for _ in range(target):
         run_trials(study, spec, dists, target, 1, play=truth.play)
-    return regrets(truth, spec, study.get_trials(deepcopy=False), budgets)
+    return scores(truth, spec, study.get_trials(deepcopy=False), budgets)
 
 
 def bench(truth: Truth, folders, seeds: int, budgets: list[int], workers: int = 1, progress=None) -> dict:
     """Each compared study's strategy (with its settings) on the tabular benchmark over `seeds` seeds (0, 1,
-    ...): per strategy, the regret at each budget per seed. Seeded and reproducible: the same arguments give
-    the same numbers."""
+    ...): per strategy, the recommendation's true value and regret at each budget per seed. Seeded and
+    reproducible: the same arguments give the same numbers."""
     strategies: dict[str, StudySpec] = {}
     for folder in folders:
         spec = StudySpec.load(folder)
         check_problem(truth, spec, folder)
-        strategies.setdefault(label(spec), spec)
+        planned = spec.strategy in PLANNED  # named for what it runs: planned for each budget
+        name = replace(spec, settings={**spec.settings, "budget": "each budget"}).label if planned else spec.label
+        strategies.setdefault(name, spec)
     jobs = [(name, seed) for name in strategies for seed in range(seeds)]
 
     def job(name, seed):
         return _bench_one(truth, replace(strategies[name], seed=seed), budgets)  # the study's own spec
 
     results = Parallel(n_jobs=workers, return_as="generator")(delayed(job)(name, seed) for name, seed in jobs)
-    out: dict[str, dict] = {name: {"seeds": [], "regret": [], "short": []} for name in strategies}
-    for (name, seed), regret in zip(jobs, results):
-        out[name]["seeds"].append(seed)
-        out[name]["regret"].append(regret)
-        out[name]["short"].append(False)
+    out: dict[str, dict] = {}
+    for (name, seed), values in zip(jobs, results):
+        _add(out, truth, name, seed, values, short=False)
         if progress is not None:
             progress.update(1)
     return out
@@ -120,17 +130,28 @@ def t_quantile(n: int) -> float:
 
 
 def summarise(curves: dict, budgets: list[int]) -> list[dict]:
-    """Per strategy and budget: mean regret over seeds with a 95% interval (Student's t, from the seeds' spread)."""
+    """Per strategy and budget: the mean regret and the mean true value of the recommendation over seeds, each
+    with a 95% interval (Student's t, from the seeds' spread), and the share of seeds at the best point."""
     rows = []
     for name, entry in sorted(curves.items()):
-        table = np.array(entry["regret"], dtype=float)
-        n = table.shape[0]
+        regret, value = np.array(entry["regret"], dtype=float), np.array(entry["value"], dtype=float)
         for j, budget in enumerate(budgets):
-            mean = float(table[:, j].mean())
-            half = t_quantile(n) * float(table[:, j].std(ddof=1)) / math.sqrt(n) if n > 1 else math.nan
-            rows.append({"strategy": name, "budget": budget, "seeds": n, "regret": mean,
-                         "ci95": [mean - half, mean + half], "zero": float((table[:, j] == 0).mean())})  # fmt: skip
+            rows.append({"strategy": name, "budget": budget, "seeds": len(regret), **_mean("regret", regret[:, j]),
+                         **_mean("value", value[:, j]), "zero": float((regret[:, j] == 0).mean())})  # fmt: skip
     return rows
+
+
+def _mean(key: str, column) -> dict:
+    mean, low, high = mean_interval(column)
+    return {key: mean, f"{key}_ci95": [low, high]}
+
+
+def mean_interval(column) -> tuple[float, float, float]:
+    """The mean over seeds and its 95% Student-t interval from their spread (nan bounds for one seed)."""
+    column = np.asarray(column, dtype=float)
+    n, mean = len(column), float(column.mean())
+    half = t_quantile(n) * float(column.std(ddof=1)) / math.sqrt(n) if n > 1 else math.nan
+    return mean, mean - half, mean + half
 
 
 def plot(rows: list[dict], budgets: list[int], path: Path, title: str) -> None:
@@ -142,7 +163,7 @@ def plot(rows: list[dict], budgets: list[int], path: Path, title: str) -> None:
     for i, name in enumerate(names):
         mine = [r for r in rows if r["strategy"] == name]
         mean = [r["regret"] for r in mine]
-        low, high = [r["ci95"][0] for r in mine], [r["ci95"][1] for r in mine]
+        low, high = [r["regret_ci95"][0] for r in mine], [r["regret_ci95"][1] for r in mine]
         color, style = f"C{i % 10}", ("-", "--", ":")[i // 10 % 3]
         ax.plot(budgets, mean, marker="o", color=color, linestyle=style, label=f"{name} ({mine[0]['seeds']} seeds)")
         ax.fill_between(budgets, low, high, color=color, alpha=0.1)
@@ -157,51 +178,70 @@ def plot(rows: list[dict], budgets: list[int], path: Path, title: str) -> None:
 
 
 def significance(curves: dict, budget_index: int) -> dict[str, float]:
-    """Per strategy, Welch's t-test p-value of its regret at one budget against the strategy with the lowest
-    mean there (nan for that strategy itself): which differences the seeds can tell apart."""
-    from scipy.stats import ttest_ind
+    """Per strategy, a t-test p-value of its regret at one budget against the strategy with the lowest mean
+    there (nan for that strategy itself): which differences the seeds can tell apart. Paired where both ran
+    the same seeds (they share trial seeds, so their regrets are correlated), else Welch's. The reference
+    is chosen after the fact and the p-values are not corrected for the number of strategies."""
+    from scipy.stats import ttest_ind, ttest_rel
 
     means = {name: np.mean([r[budget_index] for r in e["regret"]]) for name, e in curves.items()}
     best = min(means, key=means.get)
-    ref = [r[budget_index] for r in curves[best]["regret"]]
+    ref = curves[best]
     out = {}
     for name, entry in curves.items():
-        mine = [r[budget_index] for r in entry["regret"]]
-        same = name == best or (np.ptp(mine) == 0 and np.ptp(ref) == 0 and mine[0] == ref[0])
-        out[name] = math.nan if same else float(ttest_ind(mine, ref, equal_var=False).pvalue)
+        mine, theirs = [r[budget_index] for r in entry["regret"]], [r[budget_index] for r in ref["regret"]]
+        paired = entry["seeds"] == ref["seeds"]
+        diffs = np.subtract(mine, theirs) if paired else None
+        if name == best or (paired and np.ptp(diffs) == 0) or (np.ptp(mine) == 0 and np.ptp(theirs) == 0):
+            out[name] = math.nan  # no spread to test against (the reference itself, or identical runs)
+        else:
+            out[name] = float((ttest_rel(mine, theirs) if paired else ttest_ind(mine, theirs, equal_var=False)).pvalue)
     return out
 
 
+def _cell(row: dict, key: str) -> str:
+    low, high = row[f"{key}_ci95"]
+    return f"{row[key]:.3f} [{low:.3f}, {high:.3f}]"
+
+
+def table(curves: dict, budgets: list[int]) -> list[str]:
+    """Markdown rows per strategy, lowest regret at the largest budget first: the regret at each budget and
+    the recommendation's true value at the largest, with 95% intervals, the share of seeds that recommend
+    the best point, and the p-value against the best (`significance`)."""
+    by_name: dict[str, list[dict]] = {}
+    for r in summarise(curves, budgets):
+        by_name.setdefault(r["strategy"], []).append(r)
+    p_values = significance(curves, len(budgets) - 1)
+    last = budgets[-1]
+    lines = ["| strategy | seeds | " + " | ".join(f"regret at {b} games [95% CI]" for b in budgets)
+             + f" | true value at {last} [95% CI] | at the best point at {last} | p at {last} |",
+             "|---|---|" + "---|" * len(budgets) + "---|---|---|"]  # fmt: skip
+    for n in sorted(by_name, key=lambda n: by_name[n][-1]["regret"]):
+        mine, p = by_name[n], p_values[n]
+        short = " (short of the budget: scored at its last trial)" if any(curves[n]["short"]) else ""
+        regrets = " | ".join(_cell(r, "regret") for r in mine)
+        lines.append(f"| {n}{short} | {mine[0]['seeds']} | {regrets} | {_cell(mine[-1], 'value')} | "
+                     f"{mine[-1]['zero']:.0%} | {'-' if math.isnan(p) else f'{p:.2g}'} |")  # fmt: skip
+    return lines
+
+
 def write(curves: dict, budgets: list[int], out: Path, name: str, title: str, truth: Truth) -> Path:
-    """Write OUT/NAME.md (a table of regret per strategy and budget, with 95% intervals and Welch p-values
-    at the largest budget against the best), NAME.png and NAME.json; returns the Markdown file's path."""
+    """Write OUT/NAME.md (`table` with what it means), NAME.png and NAME.json; returns the Markdown file's path."""
     import json
 
     out.mkdir(parents=True, exist_ok=True)
-    rows = summarise(curves, budgets)
-    plot(rows, budgets, out / f"{name}.png", title)
-    p_values = significance(curves, len(budgets) - 1)
+    plot(summarise(curves, budgets), budgets, out / f"{name}.png", title)
     best = truth.best()
     point = ", ".join(f"{k} = {v:g}" for k, v in best["values"].items())
     lines = [f"# {title}", "", f"Simple regret: the truth table's best {truth.spec.objective} ({best['value']:.4g} at "
              f"{point}, {truth.games} games per opponent and seat at each of {len(truth.rows)} points) minus the "
              "true value of the strategy's recommendation after each budget; 0 is the best point. Mean over seeds "
-             "with a 95% interval; p: Welch's t-test against the strategy with the lowest mean regret at "
-             f"{budgets[-1]} games.", "", f"![regret against games]({name}.png)", ""]  # fmt: skip
-    lines += ["| strategy | seeds | " + " | ".join(f"regret at {b} games [95% CI]" for b in budgets)
-              + f" | best point found at {budgets[-1]} | p at {budgets[-1]} |",
-              "|---|---|" + "---|" * len(budgets) + "---|---|"]  # fmt: skip
-    by_name = {}
-    for r in rows:
-        by_name.setdefault(r["strategy"], []).append(r)
-    order = sorted(by_name, key=lambda n: by_name[n][-1]["regret"])
-    for n in order:
-        cells = " | ".join(f"{r['regret']:.3f} [{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}]" for r in by_name[n])
-        short = " (short of the budget: scored at its last trial)" if any(curves[n]["short"]) else ""
-        p = p_values[n]
-        lines.append(f"| {n}{short} | {by_name[n][0]['seeds']} | {cells} | {by_name[n][-1]['zero']:.0%} | "
-                     f"{'-' if math.isnan(p) else f'{p:.2g}'} |")  # fmt: skip
-    (out / f"{name}.json").write_text(json.dumps({"budgets": budgets, "curves": curves, "summary": rows}, indent=1))
+             "with a 95% interval; p: a t-test (paired by seed where the seeds are the same) against the strategy "
+             f"with the lowest mean regret at {budgets[-1]} games, chosen after the fact and not corrected for the "
+             "number of strategies.", "", f"![regret against games]({name}.png)", ""]  # fmt: skip
+    lines += table(curves, budgets)
+    summary = summarise(curves, budgets)
+    (out / f"{name}.json").write_text(json.dumps({"budgets": budgets, "curves": curves, "summary": summary}, indent=1))
     path = out / f"{name}.md"
     path.write_text("\n".join(lines) + "\n")
     return path

@@ -62,18 +62,23 @@ def lcb_point(spec: StudySpec, trials: list) -> dict:
     return dict(zip(spec.space.names, (float(v) for v in best)))
 
 
-def interval(objective: str, records: dict, seed: int = 0) -> tuple[float, float]:
-    """A 95% interval for the objective of a point's games (per opponent and seat W, D, L): the 2.5% and
-    97.5% quantiles of the objective over games redrawn from each seat's observed frequencies (a parametric
-    bootstrap; seeded, so a report is reproducible)."""
+def interval(objective: str, replicates: list[dict], seed: int = 0) -> tuple[float, float]:
+    """A 95% interval for the mean objective of a point's replicate trials (each per opponent and seat W, D,
+    L): the 2.5% and 97.5% quantiles of that mean over games redrawn from each replicate's and seat's observed
+    frequencies (a parametric bootstrap; seeded, so a report is reproducible)."""
     rng = np.random.default_rng(seed)
 
     def redraw(wdl):
         return rng.multinomial(sum(wdl), np.array(wdl) / max(1, sum(wdl)), size=BOOTSTRAP)
 
-    draws = {o: {seat: redraw(wdl) for seat, wdl in s.items()} for o, s in records.items()}
+    draws = [{o: {seat: redraw(wdl) for seat, wdl in s.items()} for o, s in records.items()} for records in replicates]
     values = [
-        objectives.value(objective, {o: {seat: d[k].tolist() for seat, d in s.items()} for o, s in draws.items()})
+        np.mean(
+            [
+                objectives.value(objective, {o: {seat: d[k].tolist() for seat, d in s.items()} for o, s in r.items()})
+                for r in draws
+            ]
+        )  # fmt: skip
         for k in range(BOOTSTRAP)
     ]
     low, high = np.quantile(values, [0.025, 0.975])

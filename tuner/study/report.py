@@ -102,19 +102,19 @@ def _recommendation(folder, spec, study) -> list[str]:
         mean, n = validate.observed(study, rec)
         seen = f"; observed {mean:.4g} over {n} trial{'s' * (n != 1)}" if n else ""
         return [f"The strategy recommends {validate.point_text(rec)}{seen}. Add a `[validate]` table (top = 3, "
-                "games = 100) to replay it and the best observed points with fresh games: their observed values "
-                "are biased upward."]  # fmt: skip
+                f"games = {5 * spec.games}) to replay it and the best observed points with fresh games: their "
+                "observed values are biased by the winner's curse."]  # fmt: skip
     rows = validate.run(folder, spec, study, play=False)
     if not rows or "recommended" not in rows[0]["role"]:
         return ["Not validated yet: `sparring study run` replays the recommendation once the budget is spent."]
     lines = [validate.summary(spec, study, rows), ""]
-    header = f"| point | role | replayed {spec.objective} [95% CI] | games per opponent and seat | observed (trials) |"
-    lines += [header, "|---|---|---|---|---|"]
+    lines += [f"| point | role | replayed {spec.objective} [95% CI] | games per opponent and seat (trials) | "
+              "observed (trials) |", "|---|---|---|---|---|"]  # fmt: skip
     for r in rows:
         mean, n = validate.observed(study, r["values"])
         low, high = r["interval"]
         lines.append(f"| {validate.point_text(r['values'])} | {r['role']} | {r['value']:.4g} [{low:.4g}, {high:.4g}] "
-                     f"| {r['games']} | {mean:.4g} ({n}) |")  # fmt: skip
+                     f"| {r['games']} ({r['replicates']}) | {mean:.4g} ({n}) |")  # fmt: skip
     return lines
 
 
@@ -146,6 +146,7 @@ def _plot_slices(trials, spec, path):
 def write_comparison(folders, out, storage: str | None = None) -> Path:
     """Compare studies that share one objective; returns the Markdown file's path."""
     curves: dict[str, list] = {}
+    replayed: dict[str, list] = {}  # per strategy, each seed's validated recommendation (None: not replayed)
     objective = direction = None
     for folder in folders:
         spec, study = load(folder, storage)
@@ -155,9 +156,11 @@ def write_comparison(folders, out, storage: str | None = None) -> Path:
         trials = _finished(study)
         if trials:
             games = np.arange(1, len(trials) + 1) * spec.games_per_trial
-            curves.setdefault(spec.strategy, []).append(
+            curves.setdefault(spec.label, []).append(
                 (games, best_so_far([t.value for t in trials], direction == "MAXIMIZE"), spec.seed)
             )
+            rows = validate.run(folder, spec, study, play=False) if spec.validate_games else []
+            replayed.setdefault(spec.label, []).append(next((r for r in rows if "recommended" in r["role"]), None))
     if not curves:
         raise StudyError("no finished trials in these studies")
     out = Path(out)
@@ -197,6 +200,34 @@ def write_comparison(folders, out, storage: str | None = None) -> Path:
     for strategy, n, mean, sd, low, high, games in rows:
         mark = " **(best)**" if math.isclose(mean, best_mean) else ""
         lines.append(f"| {strategy}{mark} | {n} | {mean:.4g} | {sd:.3g} | {low:.4g} | {high:.4g} | {games} |")
+    lines += ["", *validated_table(replayed, curves, objective)]
     path = out / "compare.md"
     path.write_text("\n".join(lines) + "\n")
     return path
+
+
+def validated_table(replayed: dict, curves: dict, objective: str) -> list[str]:
+    """Markdown: per strategy, the mean over seeds of its recommendation's replayed value (`[validate]`) with a
+    95% Student-t interval, beside the mean best observed trial: the comparison to act on without a truth table."""
+    from tuner.study.bench import mean_interval
+
+    lines = ["## Recommendations, replayed", ""]
+    if not any(r for rows in replayed.values() for r in rows):
+        return lines + ["No study here replayed its recommendation: the best observed values above are maxima of "
+                        "noisy trials, biased by the winner's curse. Add a `[validate]` table to each study.toml and "
+                        "run it again, or score the recommendations with `--truth`."]  # fmt: skip
+    lines += [f"Each seed's recommendation replayed with fresh games (`[validate]`); mean over the seeds replayed with "
+              f"a 95% interval from their spread. The best observed {objective} is the maximum of noisy trials, "
+              "biased by the winner's curse.", "",
+              f"| strategy | seeds replayed | replayed {objective} of the recommendation [95% CI] | best observed |",
+              "|---|---|---|---|"]  # fmt: skip
+    for name in sorted(replayed):
+        values = np.array([r["value"] for r in replayed[name] if r is not None], dtype=float)
+        observed = float(np.mean([b[-1] for _, b, _ in curves[name]]))
+        if not len(values):
+            lines.append(f"| {name} | 0 of {len(replayed[name])} | not replayed | {observed:.4g} |")
+            continue
+        mean, low, high = mean_interval(values)
+        lines.append(f"| {name} | {len(values)} of {len(replayed[name])} | {mean:.4g} [{low:.4g}, {high:.4g}] "
+                     f"| {observed:.4g} |")  # fmt: skip
+    return lines

@@ -217,6 +217,6 @@ def status(folder, storage: str | None = None) -> dict:
                        "records": best.user_attrs["records"]}  # fmt: skip
         out["recommended"] = recommendation(spec, study.get_trials(deepcopy=False))
         if spec.validate_games:
-            out["validated"] = [{k: r[k] for k in ("role", "values", "games", "seed", "value", "interval")}
-                                for r in validate.run(folder, spec, study, play=False)]  # fmt: skip
+            keys = ("role", "values", "games", "replicates", "seeds", "value", "interval")
+            out["validated"] = [{k: r[k] for k in keys} for r in validate.run(folder, spec, study, play=False)]
     return out

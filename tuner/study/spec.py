@@ -14,6 +14,8 @@ says what is wrong and how to fix it.
 from __future__ import annotations
 
 import difflib
+import hashlib
+import json
 import math
 import tomllib
 from dataclasses import dataclass, field
@@ -69,7 +71,8 @@ KEYS = {
     "validate": "table: after the budget, replay the recommendation and the top observed points with fresh games",
 }
 VALIDATE_KEYS = {"top": "observed best points replayed beside the recommendation (0: the recommendation only)",
-                 "games": "fresh games per opponent and seat for each replayed point"}  # fmt: skip
+                 "games": "fresh games per opponent and seat for each replayed point, a multiple of games "
+                          "(default: five trials' worth)"}  # fmt: skip
 PARAM_KEYS = {"values": "discrete values", "low": "range start", "high": "range end", "default": "default value"}
 
 
@@ -108,12 +111,13 @@ class StudySpec:
             raise StudyError(f"game {game!r} is unknown{_suggest(game, known)}; known: {', '.join(known)}")
         space, continuous = _space(raw["space"])
         strategy, settings = _strategy(raw["strategy"])
+        per_seat = _positive(raw, "games", 10)
         spec = cls(
             game=game,
             agent=_string(raw, "agent"),
             opponents=_opponents(raw["opponents"]),
             objective=_choice(raw.get("objective", "winrate"), OBJECTIVES, "objective"),
-            games=_positive(raw, "games", 10),
+            games=per_seat,
             trials=_trials(raw),
             seed=_integer(raw, "seed", 0),
             workers=_positive(raw, "workers", 1),
@@ -123,7 +127,7 @@ class StudySpec:
             space=space,
             continuous=continuous,
             batch_trials=_positive(raw, "batch_trials", 1),
-            **_validate(raw.get("validate")),
+            **_validate(raw.get("validate"), per_seat),
         )
         spec._check_agents()
         _check_validate(spec)
@@ -162,6 +166,20 @@ class StudySpec:
 
     def default_values(self) -> dict:
         return {p.name: p.default for p in self.space.params}
+
+    def problem(self) -> str:
+        """What a truth table and every study scored by it must share, as a short hash: the game, agent,
+        opponents, objective and space, ranges and defaults included (not the strategy, seed nor budget)."""
+        params = [(p.name, p.values, p.low, p.high, p.default) for p in self.space.params]
+        key = [self.game, self.agent, self.opponents, self.objective, params, self.continuous]
+        return hashlib.sha256(json.dumps(key, default=str).encode()).hexdigest()[:16]
+
+    @property
+    def label(self) -> str:
+        """The strategy with its settings, as comparisons name it: `ntbea`, or `ea (elite=5, population=10)`,
+        so that one strategy under two settings is two rows."""
+        settings = ", ".join(f"{k}={v}" for k, v in sorted(self.settings.items()))
+        return f"{self.strategy} ({settings})" if settings else self.strategy
 
     def _check_agents(self) -> None:
         try:
@@ -233,25 +251,27 @@ def _opponents(value) -> list[str]:
     return value
 
 
-def _validate(value) -> dict:
-    """The [validate] table's settings: {} without one."""
+def _validate(value, games: int) -> dict:
+    """The [validate] table's settings ({} without one), given the study's games per trial."""
     if value is None:
         return {}
     if not isinstance(value, dict):
         raise StudyError("[validate] must be a table: top = K, games = M")
     _check_keys(value, VALIDATE_KEYS, "[validate]")
-    top, games = _integer(value, "top", 3), _positive(value, "games", 50)
+    top, games = _integer(value, "top", 3), _positive(value, "games", 5 * games)
     if top < 0:
         raise StudyError(f"[validate] top must be at least 0, got {top}")
     return {"validate_top": top, "validate_games": games}
 
 
 def _check_validate(spec) -> None:
-    """D and balance are sums and means of |W - L|, which grow with fewer games: a replay must play as many
-    games as a trial for its value to compare with the trials'."""
-    if spec.validate_games and spec.objective in ("dda_d", "balance") and spec.validate_games != spec.games:
-        raise StudyError(f"[validate] games must equal games ({spec.games}) for objective {spec.objective}: "
-                         "|W - L| over more games is on another scale")  # fmt: skip
+    """A point is replayed as whole trials of the study's size (`tuner.study.validate`), so that its value
+    compares with the trials' for every objective (D sums |W - L|, which grows with the games)."""
+    if spec.validate_games % spec.games:
+        fewer = spec.validate_games // spec.games * spec.games
+        fix = f"{fewer} or {fewer + spec.games}" if fewer else f"{spec.games}"
+        raise StudyError(f"[validate] games ({spec.validate_games}) must be a multiple of games ({spec.games}): "
+                         f"a point is replayed as whole trials of the study's size; try {fix}")  # fmt: skip
 
 
 def _strategy(value) -> tuple[str, dict]:

@@ -84,9 +84,9 @@ def append_lines(path: Path, rows: list[dict]) -> None:
     """Append `rows` as JSON lines and sync them to disk; a torn last line is cut first, so that a kill at
     any moment loses at most the rows being written."""
     if path.exists():
-        text = path.read_text()
-        if text and not text.endswith("\n"):
-            path.write_text(text[: text.rfind("\n") + 1])
+        data = path.read_bytes()
+        if data and not data.endswith(b"\n"):
+            os.truncate(path, data.rfind(b"\n") + 1)  # in place: the whole rows before it are never rewritten
     with open(path, "a") as f:
         f.write("".join(json.dumps(r) + "\n" for r in rows))
         f.flush()

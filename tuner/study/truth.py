@@ -86,7 +86,11 @@ class Truth:
     def regret(self, values: dict) -> float:
         """Simple regret of recommending `values`: how much worse its true value is than the best point's
         (>= 0, in the objective's units)."""
-        gap = self.best()["value"] - self.value(values)
+        return self.regret_of(self.value(values))
+
+    def regret_of(self, value: float) -> float:
+        """How much worse a true value is than the best point's (>= 0, in the objective's units)."""
+        gap = self.best()["value"] - value
         return gap if objectives.MAXIMISED[self.spec.objective] else -gap
 
     def draw(self, values: dict, games: int, seed: int) -> dict:
@@ -107,9 +111,16 @@ class Truth:
 
 
 def load(folder) -> Truth:
-    """The folder's truth table as far as it is played (a torn last line, from a kill, is ignored)."""
+    """The folder's truth table as far as it is played (a torn last line, from a kill, is ignored); a
+    StudyError if its rows were played for another problem than study.toml now describes."""
     folder = Path(folder)
-    return Truth(StudySpec.load(folder), read_lines(folder / TRUTH))
+    spec = StudySpec.load(folder)
+    rows = read_lines(folder / TRUTH)
+    if any(r.get("problem") != spec.problem() for r in rows):
+        raise StudyError(f"{folder / TRUTH} was played for another problem than {folder / 'study.toml'} describes "
+                         "(its game, agent, opponents, objective or space changed): restore study.toml, or move "
+                         "truth.jsonl away and play the table again")  # fmt: skip
+    return Truth(spec, rows)
 
 
 def run(folder, games: int, *, workers: int = 1, chunk: int = 4, progress=None) -> Truth:
@@ -132,7 +143,8 @@ def run(folder, games: int, *, workers: int = 1, chunk: int = 4, progress=None) 
     for start in range(0, len(todo), chunk):
         part = todo[start : start + chunk]
         records = objectives.play_trials(played, [(p, point_seed(spec.seed, i)) for i, p in part], progress=progress)
-        rows = [{"index": i, "values": p, "games": games, "seed": point_seed(spec.seed, i), "records": r,
-                 "value": objectives.value(spec.objective, r)} for (i, p), r in zip(part, records)]  # fmt: skip
+        rows = [{"index": i, "problem": spec.problem(), "values": p, "games": games, "seed": point_seed(spec.seed, i),
+                 "records": r, "value": objectives.value(spec.objective, r)}
+                for (i, p), r in zip(part, records)]  # fmt: skip
         append_lines(folder / TRUTH, rows)
     return load(folder)

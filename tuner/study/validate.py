@@ -1,21 +1,23 @@
 """Validation: after a study's budget, its recommendation and its best observed points replayed with fresh games.
 
-A study's trials are noisy estimates, and the best of many noisy estimates is biased upward (the
-winner's curse): the trial with the highest observed value is usually luckier than it is good. So a
-study with a `[validate]` table (`top = K`, `games = M`) replays, once its budget is spent, the
-strategy's recommendation (`tuner.study.recommend`) and the K distinct points with the best observed
-trials, each with M fresh games per opponent and seat, and its report leads with those results.
+A study's trials are noisy estimates, and the best of many noisy estimates is biased (the winner's
+curse): the trial with the best observed value is usually luckier than it is good. So a study with a
+`[validate]` table (`top = K`, `games = M`) replays, once its budget is spent, the strategy's
+recommendation (`tuner.study.recommend`) and the K distinct points with the best observed trials, each
+with M fresh games per opponent and seat, and its report leads with those results.
 
-The games are seeded from (study seed, VALIDATION_STREAM, k) for the k-th point replayed, apart from
-every trial's, recorded with the point, and not counted in the budget. Each point's line is appended to
-FOLDER/validation.jsonl once its games are done, so a killed run resumes at the first point missing;
+A point's M games are played as M / games replicate trials of the study's own size, and its value is
+the mean of their objectives: the same quantity a trial estimates, so a replay and a trial compare
+directly even where the objective depends on the number of games (AlphaDDA's D sums |W - L|).
+The k-th point replayed seeds its replicates from (study seed, VALIDATION_STREAM, k), apart from every
+trial's, records them with the point, and is not counted in the budget. Each point's line is appended
+to FOLDER/validation.jsonl once its games are done, so a killed run resumes at the first point missing;
 a point already replayed with M games is not replayed again (raising the budget later replays only
 what is new).
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 from filelock import FileLock
@@ -70,25 +72,29 @@ def run(folder, spec, study, *, play: bool = True, progress=None) -> list[dict]:
 
 
 def _run(folder: Path, spec, study, play: bool, progress) -> list[dict]:
-    games = spec.validate_games
+    games, replicates = spec.validate_games, spec.validate_games // spec.games
     rows = load(folder)
-    done = {(_key(r["values"]), r["games"]): r for r in rows}
-    played = replace(spec, games=games)
+    done = {(_key(r["values"]), r["games"], r["replicates"]): r for r in rows}
     out = []
     for role, values in candidates(spec, study):
-        row = done.get((_key(values), games))
+        row = done.get((_key(values), games, replicates))
         if row is None and play:
-            seed = derive_seeds(spec.seed, VALIDATION_STREAM, len(rows))[0]
-            (records,) = objectives.play_trials(played, [(values, seed)], progress=progress)
-            value = objectives.value(spec.objective, records)
-            row = {"values": values, "games": games, "seed": seed, "records": records, "value": value,
-                   "interval": interval(spec.objective, records, seed)}  # fmt: skip
+            seeds = derive_seeds(spec.seed, VALIDATION_STREAM, len(rows), count=replicates)
+            records = objectives.play_trials(spec, [(values, seed) for seed in seeds], progress=progress)
+            row = {"values": values, "games": games, "replicates": replicates, "seeds": seeds, "records": records,
+                   "value": replicate_value(spec.objective, records),
+                   "interval": interval(spec.objective, records, seeds[0])}  # fmt: skip
             append_lines(folder / VALIDATION, [row])
             rows.append(row)
-            done[(_key(values), games)] = row
+            done[(_key(values), games, replicates)] = row
         if row is not None:
             out.append({**row, "role": role})
     return out
+
+
+def replicate_value(objective: str, records: list[dict]) -> float:
+    """A replayed point's value: the mean of its replicate trials' objectives (a trial's expected value)."""
+    return sum(objectives.value(objective, r) for r in records) / len(records)
 
 
 def observed(study, values: dict) -> tuple[float, int]:
@@ -105,7 +111,8 @@ def summary(spec, study, rows: list[dict]) -> str:
     raw = next((r for r in rows if _key(r["values"]) == _key(best.params)), None)
     low, high = rec["interval"]
     text = (f"The strategy recommends {point_text(rec['values'])}: replayed with {rec['games']} fresh games per "
-            f"opponent and seat it scores {spec.objective} = {rec['value']:.4g} [{low:.4g}, {high:.4g}]. ")  # fmt: skip
+            f"opponent and seat ({rec['replicates']} trials of the study's size) it scores {spec.objective} = "
+            f"{rec['value']:.4g} [{low:.4g}, {high:.4g}]. ")  # fmt: skip
     text += (f"The best observed trial, {best.number} at {point_text(best.params)}, measured {best.value:.4g} over "
              f"{spec.games_per_trial} games")  # fmt: skip
     if raw is not None:
