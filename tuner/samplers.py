@@ -54,7 +54,7 @@ class AllocationSampler(optuna.samplers.BaseSampler):
     Args:
         strategy: the allocation strategy's name.
         seed: seeds the strategy and the random sampling of parameters outside its space (None: a random
-            seed, drawn once).
+            seed, drawn here; several processes continue one search only if they are given the same seed).
         steps: values of a discretised range (see the module docstring).
         max_values: an int or stepped float range with at most this many values keeps them all.
         grid: per parameter name, its values outright (they must lie in its distribution).
@@ -70,7 +70,7 @@ class AllocationSampler(optuna.samplers.BaseSampler):
         self.grid = {name: list(values) for name, values in (grid or {}).items()}
         self.settings = check_settings(strategy, settings)
         self.continuous = not REGISTRY[strategy].compiled  # CMA-ES searches ranges
-        self._seed = np.random.SeedSequence(seed).generate_state(1)[0] if seed is not None else None
+        self._seed = int(np.random.SeedSequence(seed).generate_state(1)[0])  # drawn now: threads share one
         self._spaces = IntersectionSearchSpace()
 
     # --- the search space --------------------------------------------------------------------------
@@ -136,14 +136,14 @@ class AllocationSampler(optuna.samplers.BaseSampler):
 
     def sample_independent(self, study, trial, param_name, param_distribution):
         """A uniform draw seeded by (seed, trial number, parameter name): the same in a resumed study."""
-        key = [self._strategy_seed(), trial.number, zlib.crc32(param_name.encode())]
+        key = [self._seed, trial.number, zlib.crc32(param_name.encode())]
         random = optuna.samplers.RandomSampler(seed=int(np.random.SeedSequence(key).generate_state(1)[0]))
         return random.sample_independent(study, trial, param_name, param_distribution)
 
     def rebuild(self, study, number: int, search_space: dict, space: Space, choices: list[list]):
         """The strategy after the study's trials before `number` that lie in this space (each asked again,
         and told its scaled reward once finished)."""
-        strategy = make_strategy(space, self.strategy, self._strategy_seed(), **self.settings)
+        strategy = make_strategy(space, self.strategy, self._seed, **self.settings)
         trials = study.get_trials(deepcopy=False)
         earlier = sorted((t for t in trials if t.number < number and set(search_space) <= set(t.params)),
                          key=lambda t: t.number)  # fmt: skip
@@ -193,11 +193,6 @@ class AllocationSampler(optuna.samplers.BaseSampler):
             for n, v in finite.items():
                 out[n] = 0.5 if span == 0 else (v - low) / span if maximise else (high - v) / span
         return out
-
-    def _strategy_seed(self) -> int:
-        if self._seed is None:
-            self._seed = int(np.random.SeedSequence().generate_state(1)[0])
-        return int(self._seed)
 
 
 def _on_grid(dist, value: float):
