@@ -87,7 +87,7 @@ def _bench_one(truth: Truth, spec: StudySpec, budgets: list[int]) -> list[float]
 def _tabular_study(truth: Truth, spec: StudySpec, budgets: list[int]) -> list[float]:
     """A study in memory whose trials' games are drawn from the truth table; the recommendation's true value
     after the trials of each budget."""
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    optuna.logging.set_verbosity(optuna.logging.ERROR)  # a hundred seeds of the GP's fitting notices say nothing
     target = trials_in(max(budgets), spec)
     direction = "maximize" if objectives.MAXIMISED[spec.objective] else "minimize"
     study = optuna.create_study(sampler=make_sampler(spec), direction=direction)

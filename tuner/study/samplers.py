@@ -13,6 +13,8 @@ a trial started beyond the budget by a racing worker is pruned before it plays a
 
 from __future__ import annotations
 
+import warnings
+
 import optuna
 from optuna.distributions import CategoricalDistribution, FloatDistribution
 from optuna.trial import TrialState
@@ -130,9 +132,11 @@ class SkoptSampler(_ReplaySampler):
         dims = [(d.low, d.high) if isinstance(d, FloatDistribution) else list(d.choices) for d in self.dists.values()]
         opt = Optimizer(dims, base_estimator="GP", random_state=self.seed, n_initial_points=5)
         told = [t for t in earlier if _told(t)]
-        if told:
-            opt.tell([[t.params[n] for n in self.names] for t in told], [-t.user_attrs["reward"] for t in told])
-        return {n: float(v) for n, v in zip(self.names, opt.ask())}
+        with warnings.catch_warnings():  # a point asked twice is replaced by a random one, as the warning says
+            warnings.filterwarnings("ignore", "The objective has been evaluated at point", UserWarning)
+            if told:
+                opt.tell([[t.params[n] for n in self.names] for t in told], [-t.user_attrs["reward"] for t in told])
+            return {n: float(v) for n, v in zip(self.names, opt.ask())}
 
 
 def make_sampler(spec: StudySpec) -> optuna.samplers.BaseSampler:
