@@ -60,6 +60,10 @@ def test_a_torn_validation_line_is_replayed_the_same(make_study, tiny_study):
     (folder / validate.VALIDATION).write_text("".join(lines[:-1]) + lines[-1][:25])  # killed mid-write
     run(folder, progress=False)
     assert (folder / validate.VALIDATION).read_text() == whole
+    old = {k: v for k, v in json.loads(lines[0]).items() if k not in ("replicates", "seeds")}  # an older layout
+    (folder / validate.VALIDATION).write_text(json.dumps(old) + "\n")
+    with pytest.raises(StudyError, match="written before replays were replicate trials: move it away"):
+        validate.load(folder)
 
 
 @pytest.mark.slow

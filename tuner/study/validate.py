@@ -26,6 +26,7 @@ from optuna.trial import TrialState
 from games.rng import derive_seeds
 from tuner.study import objective as objectives
 from tuner.study.recommend import interval, recommendation
+from tuner.study.spec import StudyError
 from tuner.study.storage import append_lines, read_lines
 
 VALIDATION = "validation.jsonl"
@@ -58,7 +59,12 @@ def candidates(spec, study) -> list[tuple[str, dict]]:
 
 def load(folder) -> list[dict]:
     """The points replayed so far (a torn last line, from a kill, is ignored)."""
-    return read_lines(Path(folder) / VALIDATION)
+    path = Path(folder) / VALIDATION
+    rows = read_lines(path)
+    if any("replicates" not in r for r in rows):
+        raise StudyError(f"{path} was written before replays were replicate trials: move it away and run "
+                         "`sparring study run` on the folder again to replay")  # fmt: skip
+    return rows
 
 
 def run(folder, spec, study, *, play: bool = True, progress=None) -> list[dict]:
