@@ -1,6 +1,8 @@
 """Do real-game and tabular comparisons agree? For each strategy and budget, whether the mean regret of the
 real studies (few seeds, regret.json of `study compare --truth`) lies within 1.96 standard deviations of
-the mean of as many seeds drawn from the tabular benchmark (bench.json of `study bench`).
+the mean of as many seeds drawn from the tabular benchmark (bench.json of `study bench`). Strategies are
+matched by name and settings: the bench plans LSI for each budget, the real studies for their own budget,
+so LSI is left out and said so.
 
 Usage: .venv/bin/python scripts/tabular_agreement.py [FOLDER]   (default studies/strategies-compare-connect4)
 """
@@ -14,9 +16,11 @@ folder = sys.argv[1] if len(sys.argv) > 1 else "studies/strategies-compare-conne
 real = json.load(open(f"{folder}/report/regret.json"))
 tab = json.load(open(f"{folder}/report/bench.json"))
 inside, total, rows = 0, 0, []
-tabular = {name.split(" (")[0]: entry for name, entry in tab["curves"].items()}  # by strategy, settings aside
 for name, entry in real["curves"].items():
-    r, t = np.array(entry["regret"]), np.array(tabular[name.split(" (")[0]]["regret"])
+    if name not in tab["curves"]:
+        print(f"left out: {name} (not run with these settings on the bench)")
+        continue
+    r, t = np.array(entry["regret"]), np.array(tab["curves"][name]["regret"])
     for j, b in enumerate(real["budgets"]):
         sd = t[:, j].std(ddof=1) / np.sqrt(len(r))
         z = (r[:, j].mean() - t[:, j].mean()) / sd if sd > 0 else 0.0

@@ -117,8 +117,17 @@ def test_the_truth_table_plays_every_point_and_resumes(make_study, tiny_study):
     (folder / "study.toml").write_text(toml.replace('objective = "winrate"', 'objective = "balance"'))
     with pytest.raises(StudyError, match="truth.jsonl was played for another problem"):
         truth.load(folder)  # its values were measured with another objective: never reused under the new one
+    opponents, agent = toml.replace('["random"]', '["mcts:simulations=2"]'), toml.replace("=30", "=31")
+    for changed in (opponents, agent, toml.replace("high = 2.0", "high = 2.0\ndefault = 0.5")):
+        (folder / "study.toml").write_text(changed)
+        with pytest.raises(StudyError, match="another problem"):
+            truth.load(folder)
     (folder / "study.toml").write_text(toml.replace("seed = 3", "seed = 4").replace("trials = 4", "trials = 9"))
     assert truth.load(folder).rows == table.rows  # the budget and seed do not change the problem
+    (folder / truth.TRUTH).write_text("".join(json.dumps({k: v for k, v in r.items() if k != "problem"}) + "\n"
+                                              for r in table.rows))  # fmt: skip
+    with pytest.raises(StudyError, match="has no problem hash"):
+        truth.load(folder)
 
 
 def _truth(make_study, tiny_study, values, objective="winrate", name="t"):
@@ -219,6 +228,16 @@ def test_validation_replays_the_best_observed_points_not_the_worst(make_study, t
         ("recommended, top 1 (trial 1, observed 0.9)", {"C": 0.5}),
         ("top 2 (trial 3, observed 0.7)", {"C": 2.0}),
     ]
+    text = tiny_study.replace('objective = "winrate"', 'objective = "balance"')  # minimised: the smallest are best
+    spec = StudySpec.load(make_study(name="min", text=text + "\n[validate]\ntop = 2\ngames = 2\n"))
+    study = optuna.create_study(direction="minimize")
+    for c, v in ((0.25, 0.2), (0.5, 0.9), (1.0, 0.5), (2.0, 0.7)):
+        study.add_trial(optuna.trial.create_trial(params={"C": c}, distributions=dist, value=v,
+                                                  user_attrs={"reward": 1 - v}))  # fmt: skip
+    assert validate.candidates(spec, study) == [
+        ("recommended, top 1 (trial 0, observed 0.2)", {"C": 0.25}),
+        ("top 2 (trial 2, observed 0.5)", {"C": 1.0}),
+    ]
 
 
 def test_d_is_validated_on_the_trials_scale(make_study, tiny_study):
@@ -235,6 +254,8 @@ def test_d_is_validated_on_the_trials_scale(make_study, tiny_study):
     assert row["value"] == pytest.approx(np.mean([value("dda_d", r) for r in row["records"]])) and row["value"] <= 4
     low, high = row["interval"]
     assert 0 <= low <= row["value"] <= high <= 4
+    spec, study = load(folder)
+    assert "biased downward" in validate.summary(spec, study, validate.run(folder, spec, study, play=False))
 
 
 def test_a_study_of_another_range_is_not_scored_by_the_table(make_study, tiny_study):
@@ -296,7 +317,9 @@ def test_compare_scores_each_budget_s_recommendation_by_the_truth(make_study, ti
     printed = capsys.readouterr().out
     mean = np.mean([r[0] for r in curves["random"]["regret"]])
     assert f"{mean:8.3f} [" in printed and "true value at 8" in printed
-    assert "| random | 2 |" in (out / "regret.md").read_text()
+    values = [v[1] for v in curves["random"]["value"]]
+    low, high = np.mean(values) + np.array([-1, 1]) * 12.706 * np.std(values, ddof=1) / np.sqrt(2)  # t, 1 df
+    assert f"| {np.mean(values):.3f} [{low:.3f}, {high:.3f}] |" in (out / "regret.md").read_text()  # true value
 
 
 def test_compare_without_a_truth_table_reports_the_replayed_recommendations(make_study, tiny_study, capsys):
@@ -331,5 +354,47 @@ def test_the_bench_plans_lsi_for_each_budget(make_study, tiny_study, monkeypatch
     planned = []
     real = bench.make_sampler
     monkeypatch.setattr(bench, "make_sampler", lambda spec: planned.append(spec.settings["budget"]) or real(spec))
-    curves = bench.bench(table, [folder], seeds=1, budgets=[8, 40])
-    assert planned == [4, 20] and list(curves) == ["lsi (budget=each budget)"]  # 2 games a trial
+    curves = bench.bench(table, [folder], seeds=2, budgets=[8, 40])
+    assert planned == [4, 20] * 2 and list(curves) == ["lsi (budget=each budget)"]  # 2 games a trial
+    for seed, values in zip(curves["lsi (budget=each budget)"]["seeds"], curves["lsi (budget=each budget)"]["value"]):
+        lone = [bench._tabular_study(table, replace(StudySpec.load(folder), seed=seed, settings={"budget": t}), [b])[0]
+                for t, b in ((4, 8), (20, 40))]  # fmt: skip
+        assert values == lone  # each budget read at the end of the run planned for it
+
+
+def test_significance_pairs_seeds_and_marks_only_the_reference(make_study, tiny_study):
+    def curves(**regrets):
+        return {name: {"seeds": list(range(len(r))), "regret": [[x] for x in r]} for name, r in regrets.items()}
+
+    p = bench.significance(curves(a=[0.0, 0.0, 0.0], b=[0.1, 0.1, 0.1], c=[0.0, 0.0, 0.0]), 0)
+    assert np.isnan(p["a"]) and p["b"] == 0.0 and np.isnan(p["c"])  # worse on every seed; the same on every seed
+    # b is worse than a by about 0.01 on each seed, while both vary a lot across seeds: pairing sees it
+    a, b = [0.0, 0.2, 0.4, 0.1, 0.3], [0.011, 0.209, 0.412, 0.108, 0.311]
+    paired = bench.significance(curves(a=a, b=b), 0)["b"]
+    unpaired = bench.significance({"a": {"seeds": [0, 1, 2, 3, 4], "regret": [[x] for x in a]},
+                                   "b": {"seeds": [5, 6, 7, 8, 9], "regret": [[x] for x in b]}}, 0)["b"]  # fmt: skip
+    assert paired < 0.001 < 0.5 < unpaired
+
+
+def test_the_replayed_d_interval_covers_the_true_d():
+    from tuner.study.recommend import interval
+
+    rng = np.random.default_rng(0)
+    probs = {"a": {"first": [0.5, 0.1, 0.4], "second": [0.3, 0.2, 0.5]}, "b": {"first": [0.6, 0.0, 0.4],
+             "second": [0.45, 0.1, 0.45]}}  # fmt: skip
+
+    def trial(games):
+        return {o: {seat: rng.multinomial(games, p).tolist() for seat, p in s.items()} for o, s in probs.items()}
+
+    truth_d = np.mean([value("dda_d", trial(20)) for _ in range(20000)])  # E[D] of a 20-game trial
+    covered = 0
+    for k in range(100):
+        replicates = [trial(20) for _ in range(5)]
+        low, high = interval("dda_d", replicates, k)
+        covered += low <= truth_d <= high
+    assert 88 <= covered <= 99  # about 95 of 100
+    assert interval("dda_d", [trial(20)], 0) is None  # one replicate: no interval rather than a wrong one
+    one_game = [trial(1) for _ in range(10)]  # the win rate pools its replicates: ten 1-game trials are 10 games
+    low, high = interval("winrate", one_game, 0)
+    assert low < value("winrate", {o: {s: np.sum([r[o][s] for r in one_game], axis=0).tolist() for s in ("first",
+                                   "second")} for o in probs}) < high  # fmt: skip

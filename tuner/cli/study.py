@@ -95,7 +95,7 @@ def _bench(args) -> int:
     from tuner.study import bench
 
     table = _truth_table(args.truth)
-    strategies = len({StudySpec.load(f).strategy for f in args.folder})
+    strategies = len({StudySpec.load(f).label for f in args.folder})
     with tqdm(total=strategies * args.seeds, desc="tabular benchmark", unit="run", dynamic_ncols=True) as bar:
         curves = bench.bench(table, args.folder, args.seeds, args.budgets, args.workers, progress=bar)
     out = Path(args.out) if args.out else Path(args.folder[0]).resolve().parent / "report"
@@ -159,10 +159,11 @@ def _print_status(s: dict) -> None:
         print(f"best observed: trial {b['trial']}, {s['objective']} = {b['value']:.4g} at {_point(b['params'])} "
               f"(the best of noisy trials: biased {way})")  # fmt: skip
         print(f"recommended: {_point(s['recommended'])}")
+    from tuner.study.validate import interval_text
+
     for r in s.get("validated", []):
-        low, high = r["interval"]
         print(f"  replayed ({r['role']}): {_point(r['values'])}: {s['objective']} = {r['value']:.4g} "
-              f"[{low:.4g}, {high:.4g}] over {r['games']} games per opponent and seat")  # fmt: skip
+              f"{interval_text(r['interval'])} over {r['games']} games per opponent and seat")  # fmt: skip
 
 
 def _point(values: dict) -> str:
@@ -249,8 +250,11 @@ def add_commands(sub) -> None:
 
     compare = _subcommand(
         commands, "compare", "compare strategies (several seeds each) on one objective",
-        "Compare studies that share one objective, grouped by strategy (one folder per seed):\n"
-        "best so far against games played, mean and range over seeds, in compare.md and compare.png.",
+        "Compare studies that share one objective, grouped by strategy and its settings (one folder\n"
+        "per seed): each seed's recommendation replayed (where the studies have [validate]) with a 95%\n"
+        "interval over seeds, and the best so far against games played, in compare.md and compare.png.\n"
+        "With --truth, also the true value and simple regret of the recommendation after each budget\n"
+        "(regret.md, .png, .json), with t-test p-values against the best (paired by seed).",
         "sparring study compare studies/strategies-compare-connect4/*-s*/", _compare,
     )  # fmt: skip
     compare.add_argument("--out", metavar="DIR", help="where to write (default: report/ beside the first folder)")
@@ -266,7 +270,8 @@ def add_commands(sub) -> None:
         "tabular benchmark: a trial's games are drawn from the truth table's win, draw and loss\n"
         "frequencies instead of played, through the same samplers and recommendation as a real\n"
         "study, in memory. Writes bench.md, bench.png and bench.json: the regret of each strategy's\n"
-        "recommendation against games spent, with 95% intervals over seeds.",
+        "recommendation against games spent, with 95% intervals over seeds. LSI, which plans its\n"
+        "budget up front, runs once per budget, planned for it.",
         "sparring study bench studies/strategies-compare-connect4/*-s0/ --truth "
         "studies/strategies-compare-connect4/truth --seeds 100", _bench,
     )  # fmt: skip

@@ -22,7 +22,7 @@ import optuna
 from joblib import Parallel, delayed
 
 from tuner.study import objective as objectives
-from tuner.study.recommend import recommendation
+from tuner.study.recommend import mean_interval, recommendation
 from tuner.study.runner import load, run_trials
 from tuner.study.samplers import distributions, make_sampler
 from tuner.study.spec import StudyError, StudySpec
@@ -122,13 +122,6 @@ def bench(truth: Truth, folders, seeds: int, budgets: list[int], workers: int = 
     return out
 
 
-def t_quantile(n: int) -> float:
-    """Student's t 97.5% quantile for a mean of n values (4.30 for 3 seeds, 1.98 for 100)."""
-    from scipy.stats import t
-
-    return float(t.ppf(0.975, n - 1))
-
-
 def summarise(curves: dict, budgets: list[int]) -> list[dict]:
     """Per strategy and budget: the mean regret and the mean true value of the recommendation over seeds, each
     with a 95% interval (Student's t, from the seeds' spread), and the share of seeds at the best point."""
@@ -144,14 +137,6 @@ def summarise(curves: dict, budgets: list[int]) -> list[dict]:
 def _mean(key: str, column) -> dict:
     mean, low, high = mean_interval(column)
     return {key: mean, f"{key}_ci95": [low, high]}
-
-
-def mean_interval(column) -> tuple[float, float, float]:
-    """The mean over seeds and its 95% Student-t interval from their spread (nan bounds for one seed)."""
-    column = np.asarray(column, dtype=float)
-    n, mean = len(column), float(column.mean())
-    half = t_quantile(n) * float(column.std(ddof=1)) / math.sqrt(n) if n > 1 else math.nan
-    return mean, mean - half, mean + half
 
 
 def plot(rows: list[dict], budgets: list[int], path: Path, title: str) -> None:
@@ -189,11 +174,15 @@ def significance(curves: dict, budget_index: int) -> dict[str, float]:
     ref = curves[best]
     out = {}
     for name, entry in curves.items():
-        mine, theirs = [r[budget_index] for r in entry["regret"]], [r[budget_index] for r in ref["regret"]]
+        mine, theirs = np.array([r[budget_index] for r in entry["regret"]]), [r[budget_index] for r in ref["regret"]]
         paired = entry["seeds"] == ref["seeds"]
-        diffs = np.subtract(mine, theirs) if paired else None
-        if name == best or (paired and np.ptp(diffs) == 0) or (np.ptp(mine) == 0 and np.ptp(theirs) == 0):
-            out[name] = math.nan  # no spread to test against (the reference itself, or identical runs)
+        diffs = mine - theirs if paired else None
+        if name == best or (paired and not diffs.any()):
+            out[name] = math.nan  # the reference itself, or the same regret on every seed
+        elif paired and np.ptp(diffs) < 1e-12:
+            out[name] = 0.0  # worse by the same amount on every seed: no spread, no doubt
+        elif not paired and np.ptp(mine) < 1e-12 and np.ptp(theirs) < 1e-12:
+            out[name] = math.nan if np.isclose(mine[0], theirs[0]) else 0.0
         else:
             out[name] = float((ttest_rel(mine, theirs) if paired else ttest_ind(mine, theirs, equal_var=False)).pvalue)
     return out

@@ -62,24 +62,42 @@ def lcb_point(spec: StudySpec, trials: list) -> dict:
     return dict(zip(spec.space.names, (float(v) for v in best)))
 
 
-def interval(objective: str, replicates: list[dict], seed: int = 0) -> tuple[float, float]:
-    """A 95% interval for the mean objective of a point's replicate trials (each per opponent and seat W, D,
-    L): the 2.5% and 97.5% quantiles of that mean over games redrawn from each replicate's and seat's observed
-    frequencies (a parametric bootstrap; seeded, so a report is reproducible)."""
+def interval(objective: str, replicates: list[dict], seed: int = 0) -> tuple[float, float] | None:
+    """A 95% interval for the mean objective of a point's replicate trials (each per opponent and seat W, D, L).
+
+    The win rate is linear in the games, so its replicates pool into one record per opponent and seat, and
+    the interval is the 2.5% and 97.5% quantiles over games redrawn from the pooled frequencies (a
+    parametric bootstrap; seeded, so a report is reproducible). D and balance sum |W - L|, which a redraw
+    from observed frequencies inflates, so theirs is Student's t over the replicates' values, clipped to the
+    objective's range (None with one replicate)."""
+    if objective != "winrate":
+        if len(replicates) < 2:
+            return None
+        _, low, high = mean_interval([objectives.value(objective, r) for r in replicates])
+        lopsided = {o: {seat: [sum(wdl), 0, 0] for seat, wdl in s.items()} for o, s in replicates[0].items()}
+        return max(0.0, low), min(objectives.value(objective, lopsided), high)
+    pooled = {o: {seat: np.sum([r[o][seat] for r in replicates], axis=0) for seat in s}
+              for o, s in replicates[0].items()}  # fmt: skip
     rng = np.random.default_rng(seed)
-
-    def redraw(wdl):
-        return rng.multinomial(sum(wdl), np.array(wdl) / max(1, sum(wdl)), size=BOOTSTRAP)
-
-    draws = [{o: {seat: redraw(wdl) for seat, wdl in s.items()} for o, s in records.items()} for records in replicates]
-    values = [
-        np.mean(
-            [
-                objectives.value(objective, {o: {seat: d[k].tolist() for seat, d in s.items()} for o, s in r.items()})
-                for r in draws
-            ]
-        )  # fmt: skip
-        for k in range(BOOTSTRAP)
-    ]
+    draws = {o: {seat: rng.multinomial(sum(wdl), wdl / max(1, sum(wdl)), size=BOOTSTRAP) for seat, wdl in s.items()}
+             for o, s in pooled.items()}  # fmt: skip
+    values = [objectives.value(objective, {o: {seat: d[k].tolist() for seat, d in s.items()} for o, s in draws.items()})
+              for k in range(BOOTSTRAP)]  # fmt: skip
     low, high = np.quantile(values, [0.025, 0.975])
     return float(low), float(high)
+
+
+def mean_interval(values) -> tuple[float, float, float]:
+    """The mean of independent values (seeds, replicates) and its 95% Student-t interval from their spread
+    (nan bounds for one value)."""
+    values = np.asarray(values, dtype=float)
+    n, mean = len(values), float(values.mean())
+    half = t_quantile(n) * float(values.std(ddof=1)) / math.sqrt(n) if n > 1 else math.nan
+    return mean, mean - half, mean + half
+
+
+def t_quantile(n: int) -> float:
+    """Student's t 97.5% quantile for a mean of n values (4.30 for 3, 1.98 for 100)."""
+    from scipy.stats import t
+
+    return float(t.ppf(0.975, n - 1))

@@ -18,7 +18,7 @@ from optuna.trial import TrialState
 
 from tuner.match import Record, format_interval
 from tuner.study import validate
-from tuner.study.recommend import recommendation
+from tuner.study.recommend import mean_interval, recommendation
 from tuner.study.runner import RUNS, load
 from tuner.study.spec import OBJECTIVES, StudyError
 
@@ -112,8 +112,8 @@ def _recommendation(folder, spec, study) -> list[str]:
               "observed (trials) |", "|---|---|---|---|---|"]  # fmt: skip
     for r in rows:
         mean, n = validate.observed(study, r["values"])
-        low, high = r["interval"]
-        lines.append(f"| {validate.point_text(r['values'])} | {r['role']} | {r['value']:.4g} [{low:.4g}, {high:.4g}] "
+        lines.append(f"| {validate.point_text(r['values'])} | {r['role']} | {r['value']:.4g} "
+                     f"{validate.interval_text(r['interval'])} "
                      f"| {r['games']} ({r['replicates']}) | {mean:.4g} ({n}) |")  # fmt: skip
     return lines
 
@@ -209,7 +209,6 @@ def write_comparison(folders, out, storage: str | None = None) -> Path:
 def validated_table(replayed: dict, curves: dict, objective: str) -> list[str]:
     """Markdown: per strategy, the mean over seeds of its recommendation's replayed value (`[validate]`) with a
     95% Student-t interval, beside the mean best observed trial: the comparison to act on without a truth table."""
-    from tuner.study.bench import mean_interval
 
     lines = ["## Recommendations, replayed", ""]
     if not any(r for rows in replayed.values() for r in rows):

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
+from filelock import FileLock
 
 from games.rng import derive_seeds
 from tuner.study import objective as objectives
@@ -66,7 +67,7 @@ class Truth:
         """The row of the grid point nearest to `values` (each parameter snapped to its nearest grid value,
         so a continuous strategy's point is scored by the grid cell it falls in); KeyError if unplayed."""
         names = self.spec.space.names
-        if len(self._index) != len(self.rows):  # the rows by point, built once (the benchmark looks up every trial)
+        if not self._index:  # the rows by point, built once (the benchmark looks up every trial)
             self._index = {_key(row["values"], names): row for row in self.rows}
         snapped = {p.name: _nearest(p.values, float(values[p.name])) for p in self.spec.space.params}
         try:
@@ -116,7 +117,10 @@ def load(folder) -> Truth:
     folder = Path(folder)
     spec = StudySpec.load(folder)
     rows = read_lines(folder / TRUTH)
-    if any(r.get("problem") != spec.problem() for r in rows):
+    if any("problem" not in r for r in rows):
+        raise StudyError(f"{folder / TRUTH} has no problem hash (an older sparring played it): move it away and "
+                         "play the table again")  # fmt: skip
+    if any(r["problem"] != spec.problem() for r in rows):
         raise StudyError(f"{folder / TRUTH} was played for another problem than {folder / 'study.toml'} describes "
                          "(its game, agent, opponents, objective or space changed): restore study.toml, or move "
                          "truth.jsonl away and play the table again")  # fmt: skip
@@ -129,6 +133,11 @@ def run(folder, games: int, *, workers: int = 1, chunk: int = 4, progress=None) 
     folder = Path(folder)
     if games < 1 or workers < 1:
         raise StudyError("--games and --workers must be at least 1")
+    with FileLock(folder / ".truth.lock"):  # one process at a time: a second waits, then finds the points played
+        return _run(folder, games, workers, chunk, progress)
+
+
+def _run(folder: Path, games: int, workers: int, chunk: int, progress) -> Truth:
     truth = load(folder)
     spec = truth.spec
     if truth.rows and truth.games != games:

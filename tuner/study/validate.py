@@ -115,18 +115,22 @@ def summary(spec, study, rows: list[dict]) -> str:
     rec = next(r for r in rows if "recommended" in r["role"])
     best = study.best_trial
     raw = next((r for r in rows if _key(r["values"]) == _key(best.params)), None)
-    low, high = rec["interval"]
     text = (f"The strategy recommends {point_text(rec['values'])}: replayed with {rec['games']} fresh games per "
             f"opponent and seat ({rec['replicates']} trials of the study's size) it scores {spec.objective} = "
-            f"{rec['value']:.4g} [{low:.4g}, {high:.4g}]. ")  # fmt: skip
+            f"{rec['value']:.4g} {interval_text(rec['interval'])}. ")  # fmt: skip
     text += (f"The best observed trial, {best.number} at {point_text(best.params)}, measured {best.value:.4g} over "
              f"{spec.games_per_trial} games")  # fmt: skip
     if raw is not None:
-        text += f"; replayed, it scores {raw['value']:.4g} [{raw['interval'][0]:.4g}, {raw['interval'][1]:.4g}]"
+        text += f"; replayed, it scores {raw['value']:.4g} {interval_text(raw['interval'])}"
     way = "upward" if objectives.MAXIMISED[spec.objective] else "downward"
     return text + (f". The best of many noisy trials is biased {way} (the winner's curse): the more points a "
                    "study tries, the luckier its best, whatever their quality; the replayed values are "
                    "unbiased estimates of what each point is worth.")  # fmt: skip
+
+
+def interval_text(interval) -> str:
+    """A replay's 95% interval as printed: `[low, high]`, or why there is none."""
+    return "[no interval from one replicate]" if interval is None else f"[{interval[0]:.4g}, {interval[1]:.4g}]"
 
 
 def point_text(values: dict) -> str:
