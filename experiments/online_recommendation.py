@@ -67,7 +67,8 @@ def main() -> None:
     if os.path.exists(args.bench):
         bench = json.load(open(args.bench))
         at = bench["budgets"].index(1000) if 1000 in bench["budgets"] else -1
-        offline = {r["strategy"]: r for r in bench["summary"] if r["budget"] == bench["budgets"][at]}
+        # by strategy, whatever its off-line settings ("ea (elite=5, population=10)" is ea)
+        offline = {r["strategy"].split(" (")[0]: r for r in bench["summary"] if r["budget"] == bench["budgets"][at]}
     summary = {}
     runs = {}
     for strategy in STRATEGIES:
