@@ -129,6 +129,21 @@ def test_a_changed_study_toml_is_refused(tmp_path, make_study):
     assert run(folder, progress=False)["trials"]["complete"] == 2
 
 
+def test_a_run_started_beside_the_one_that_creates_the_study_joins_it(make_study):
+    from tuner.study.runner import load
+    from tuner.study.storage import open_storage
+
+    folder = make_study()
+    # the moment between another run's create_study and its stamping the study with study.toml's identity
+    optuna.create_study(study_name=folder.name, storage=open_storage(folder, None), direction="maximize")
+    spec, study = load(folder, create=True)
+    assert study.user_attrs["objective"] == "winrate"
+    assert run(folder, trials=1, progress=False)["trials"]["complete"] == 1
+    (folder / "study.toml").write_text((folder / "study.toml").read_text().replace("seed = 3", "seed = 4"))
+    with pytest.raises(StudyError, match="study.toml changed since the study started"):
+        load(folder, create=True)  # once stamped, a changed study.toml is still refused
+
+
 @pytest.mark.parametrize("strategy", ["grid", "nmc", "lsi", "ea", "cmaes", "optuna-tpe", "optuna-cmaes", "optuna-gp"])
 def test_every_strategy_runs_a_study(tmp_path, strategy, make_study):
     folder = make_study(strategy=strategy)

@@ -44,7 +44,11 @@ def load(folder, storage: str | None = None, create: bool = False):
         if not create:
             fix = f"start it with `sparring study run {folder}`"
             raise StudyError(f"no study {name!r} in that storage; {fix}") from None
-        study = optuna.create_study(study_name=name, storage=store, sampler=sampler, direction=direction)
+        try:
+            study = optuna.create_study(study_name=name, storage=store, sampler=sampler, direction=direction)
+        except optuna.exceptions.DuplicatedStudyError:  # another `study run` created it a moment ago
+            study = optuna.load_study(study_name=name, storage=store, sampler=sampler)
+    if create and "identity" not in study.user_attrs:  # created just now, here or by a run started beside this one
         study.set_user_attr("identity", identity(folder))
         study.set_user_attr("objective", spec.objective)
     if study.user_attrs.get("identity") != identity(folder):
