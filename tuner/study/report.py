@@ -212,7 +212,7 @@ def validated_table(replayed: dict, curves: dict, objective: str) -> list[str]:
 
     lines = ["## Recommendations, replayed", ""]
     if not any(r for rows in replayed.values() for r in rows):
-        return lines + ["No study here replayed its recommendation: the best observed values above are maxima of "
+        return lines + ["No study here replayed its recommendation: the best observed values are maxima of "
                         "noisy trials, biased by the winner's curse. Add a `[validate]` table to each study.toml and "
                         "run it again, or score the recommendations with `--truth`."]  # fmt: skip
     lines += [f"Each seed's recommendation replayed with fresh games (`[validate]`); mean over the seeds replayed with "
@@ -227,6 +227,6 @@ def validated_table(replayed: dict, curves: dict, objective: str) -> list[str]:
             lines.append(f"| {name} | 0 of {len(replayed[name])} | not replayed | {observed:.4g} |")
             continue
         mean, low, high = mean_interval(values)
-        lines.append(f"| {name} | {len(values)} of {len(replayed[name])} | {mean:.4g} [{low:.4g}, {high:.4g}] "
-                     f"| {observed:.4g} |")  # fmt: skip
+        spread = "(one seed: no interval)" if len(values) == 1 else f"[{low:.4g}, {high:.4g}]"
+        lines.append(f"| {name} | {len(values)} of {len(replayed[name])} | {mean:.4g} {spread} | {observed:.4g} |")
     return lines
