@@ -282,11 +282,15 @@ def test_alphadda1z_moves_z_0_between_games_by_wus_rule():
         adjuster.new_game()
         assert adjuster.before_search(second).z == pytest.approx(10 * z_0)
         assert adjuster.before_search(first).z == pytest.approx(6.0)  # the first seat's z_0 stays
+        # the budget follows z_0: eqs. 2-3 at v̄ c = 0 - (z_0 - 0.6); after the win ceil(10^(-2 (0.375 - 1.4))) = 113
+        assert adjuster.before_search(second).simulations == n_sim(0.6 - z_0, 2.0, -1.4, 200)
+        assert adjuster.before_search(first).simulations == n_sim(0.0, 2.0, -1.4, 200)
     assert adjuster.dz_0 == pytest.approx([0.375, 0.375 * 0.95**3])
     for _ in range(200):
         adjuster.game_over([-1.0, 1.0], 1)
         adjuster.game_over([1.0, -1.0], 0)
     assert adjuster.z_0 == [-1.0, -1.0] and adjuster.dz_0 == [0.03, 0.03]
+    assert adjuster.before_search(first).simulations == 1  # v̄ c read as 1.6: ceil(10^(-2 (1.6 - 1.4))) = ceil(0.398)
     adjuster.reset()
     assert (adjuster.z_0, adjuster.dz_0) == ([0.6, 0.6], [0.375, 0.375])
     fixed = AlphaDDA1Z(C4, Constant(0.0), nh=1, a_sim=2.0, b_sim0=-1.4, n_max=200, z_a=10.0, z_0=0.6, dz_0=0.0)
