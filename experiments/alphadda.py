@@ -272,10 +272,9 @@ def main() -> None:
     parser.add_argument("--out", default=OUT)
     args = parser.parse_args()
     args.games = 2 if args.quick else args.games or (50 if args.part == "strength" else 100)
-    start = time.time()
+    start, env = time.time(), environment(args.seed)  # the commit that runs, not the one at the end
     out = strength(args) if args.part == "strength" else tables(args)
-    out.update(game=args.game, games_per_match=args.games, seconds=time.time() - start,
-               environment=environment(args.seed))  # fmt: skip
+    out.update(game=args.game, games_per_match=args.games, seconds=time.time() - start, environment=env)
     os.makedirs(args.out, exist_ok=True)
     stem = os.path.join(args.out, f"{args.part}-{args.game}")
     report = strength_report(out, args.game) if args.part == "strength" else tables_report(out, args.game)
