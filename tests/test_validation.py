@@ -398,3 +398,17 @@ def test_the_replayed_d_interval_covers_the_true_d():
     low, high = interval("winrate", one_game, 0)
     assert low < value("winrate", {o: {s: np.sum([r[o][s] for r in one_game], axis=0).tolist() for s in ("first",
                                    "second")} for o in probs}) < high  # fmt: skip
+
+
+def test_a_budget_counts_finished_trials_not_failed_ones(make_study, tiny_study):
+    import optuna
+
+    table = _tiny_truth(make_study(name="truth", text=tiny_study), {0.25: 0.3, 0.5: 0.9, 1.0: 0.6, 2.0: 0.5})
+    spec = StudySpec.load(make_study(text=tiny_study))  # 2 games a trial
+    study = optuna.create_study(direction="maximize")
+    dist = {"C": optuna.distributions.FloatDistribution(0.1, 2.0)}
+    for c, v, state in ((0.25, 0.5, "COMPLETE"), (1.0, None, "FAIL"), (0.5, 1.0, "COMPLETE")):
+        study.add_trial(optuna.trial.create_trial(params={"C": c}, distributions=dist, value=v, state=getattr(
+            optuna.trial.TrialState, state), user_attrs={} if v is None else {"reward": v}))  # fmt: skip
+    # 4 games are two finished trials: the failed one between them does not use up the budget
+    assert bench.scores(table, spec, study.get_trials(), [2, 4]) == [0.3, 0.9]

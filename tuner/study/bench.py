@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import optuna
 from joblib import Parallel, delayed
+from optuna.trial import TrialState
 
 from tuner.study import objective as objectives
 from tuner.study.recommend import mean_interval, recommendation
@@ -41,10 +42,16 @@ def trials_in(budget: int, spec: StudySpec) -> int:
 
 
 def scores(truth: Truth, spec: StudySpec, trials: list, budgets: list[int]) -> list[float]:
-    """The true value of the study's recommendation after the trials of each budget (`trials`: the study's
-    trials by number; a budget beyond them is scored at the last)."""
-    ordered = sorted(trials, key=lambda t: t.number)
-    return [truth.value(recommendation(spec, ordered[: trials_in(b, spec)])) for b in budgets]
+    """The true value of the study's recommendation after each budget: once the finished trials that fit in it
+    have played, with every trial numbered before the last of them (failed or pruned ones too, as the
+    strategy saw them). A budget beyond the finished trials is scored at the last."""
+    finished = sorted(t.number for t in trials if t.state == TrialState.COMPLETE)
+
+    def upto(budget):
+        last = finished[min(trials_in(budget, spec), len(finished)) - 1] if finished else -1
+        return [t for t in trials if t.number <= last]
+
+    return [truth.value(recommendation(spec, upto(b))) for b in budgets]
 
 
 def _add(out: dict, truth: Truth, name: str, seed: int, values: list[float], short: bool) -> None:
