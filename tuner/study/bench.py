@@ -200,12 +200,12 @@ def _cell(row: dict, key: str) -> str:
     return f"{row[key]:.3f} [{low:.3f}, {high:.3f}]"
 
 
-def table(curves: dict, budgets: list[int]) -> list[str]:
+def table(curves: dict, budgets: list[int], rows: list[dict]) -> list[str]:
     """Markdown rows per strategy, lowest regret at the largest budget first: the regret at each budget and
     the recommendation's true value at the largest, with 95% intervals, the share of seeds that recommend
-    the best point, and the p-value against the best (`significance`)."""
+    the best point, and the p-value against the best (`significance`); `rows` is `summarise(curves, budgets)`."""
     by_name: dict[str, list[dict]] = {}
-    for r in summarise(curves, budgets):
+    for r in rows:
         by_name.setdefault(r["strategy"], []).append(r)
     p_values = significance(curves, len(budgets) - 1)
     last = budgets[-1]
@@ -226,7 +226,8 @@ def write(curves: dict, budgets: list[int], out: Path, name: str, title: str, tr
     import json
 
     out.mkdir(parents=True, exist_ok=True)
-    plot(summarise(curves, budgets), budgets, out / f"{name}.png", title)
+    summary = summarise(curves, budgets)
+    plot(summary, budgets, out / f"{name}.png", title)
     best = truth.best()
     point = ", ".join(f"{k} = {v:g}" for k, v in best["values"].items())
     lines = [f"# {title}", "", f"Simple regret: the truth table's best {truth.spec.objective} ({best['value']:.4g} at "
@@ -235,8 +236,7 @@ def write(curves: dict, budgets: list[int], out: Path, name: str, title: str, tr
              "with a 95% interval; p: a t-test (paired by seed where the seeds are the same) against the strategy "
              f"with the lowest mean regret at {budgets[-1]} games, chosen after the fact and not corrected for the "
              "number of strategies.", "", f"![regret against games]({name}.png)", ""]  # fmt: skip
-    lines += table(curves, budgets)
-    summary = summarise(curves, budgets)
+    lines += table(curves, budgets, summary)
     (out / f"{name}.json").write_text(json.dumps({"budgets": budgets, "curves": curves, "summary": summary}, indent=1))
     path = out / f"{name}.md"
     path.write_text("\n".join(lines) + "\n")
