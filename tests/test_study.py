@@ -50,6 +50,8 @@ def test_templates_render_to_valid_commented_studies():
         ({"games = 1": "games = 0"}, "games must be at least 1"),
         ({"values = [0.25": "values = [0.25, 0.25"}, "values must be distinct"),
         ({"trials = 4": "trials = 4\ntotal_games = 20"}, "give the budget as trials or as total_games, not both"),
+        ({"high = 2.0": "high = 2.0\ninteger = 1"}, "[space.C]: integer must be true or false, got 1"),
+        ({"high = 2.0": "high = 2.0\ninteger = true"}, "[space.C]: integer = true needs whole-number values"),
     ],
 )
 def test_bad_studies_are_one_line_errors(tmp_path, change, message, make_study):
@@ -153,6 +155,26 @@ def test_every_strategy_runs_a_study(tmp_path, strategy, make_study):
         assert 0.1 <= t.params["C"] <= 2.0
         if strategy in ("grid", "nmc", "lsi", "ea"):
             assert t.params["C"] in (0.25, 0.5, 1.0, 2.0)
+
+
+# the number of simulations, a whole number, searched as a range by the strategies that search ranges
+INTEGER_RANGE = {"mcts:simulations=30,c={C}": "mcts:simulations={n},c=1.0",
+                 "[space.C]\nvalues = [0.25, 0.5, 1.0, 2.0]\nlow = 0.1\nhigh = 2.0": "[space.n]\nlow = 2\nhigh = 9\ninteger = true"}  # fmt: skip
+
+
+@pytest.mark.parametrize("strategy", ["cmaes", "optuna-tpe", "optuna-cmaes", "optuna-gp", "skopt-gp", "grid"])
+def test_a_range_of_integers_is_searched_in_whole_numbers(strategy, make_study):
+    if strategy == "skopt-gp":
+        pytest.importorskip("skopt", reason="scikit-optimize is optional (pip install scikit-optimize)")
+    folder = make_study(strategy=strategy, **INTEGER_RANGE)
+    spec = StudySpec.load(folder)
+    assert spec.space.params[0].values == (2, 4, 6, 7, 9)  # the grid's: linspace(2, 9, 5) rounded
+    run(folder, trials=6, progress=False)
+    values = [t.params["n"] for t in trials_of(folder)]
+    assert all(isinstance(v, int) or float(v).is_integer() for v in values) and all(2 <= v <= 9 for v in values)
+    assert len(set(values)) >= 2  # searched, not stuck at one value
+    if strategy == "cmaes":  # its own recommendation, its mean, is rounded too
+        assert isinstance(status(folder)["recommended"]["n"], int)
 
 
 def test_skopt_gp_runs_a_study_where_scikit_optimize_is_installed(tmp_path, make_study):

@@ -42,8 +42,9 @@ def recommendation(spec: StudySpec, trials: list) -> dict:
     if not told:
         return spec.default_values()
     if spec.strategy in OWN_RECOMMENDATION:
-        strategy = StrategySampler(spec, distributions(spec)).rebuild(trials)
-        return dict(zip(spec.space.names, (float(v) for v in strategy.values(strategy.recommend()))))
+        sampler = StrategySampler(spec, distributions(spec))
+        strategy = sampler.rebuild(trials)
+        return sampler.point_values(strategy, strategy.recommend())
     return lcb_point(spec, told)
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import warnings
 
 import optuna
-from optuna.distributions import CategoricalDistribution, FloatDistribution
+from optuna.distributions import CategoricalDistribution, FloatDistribution, IntDistribution
 from optuna.trial import TrialState
 
 from tuner.strategies import REGISTRY, make_strategy
@@ -28,12 +28,12 @@ CONTINUOUS |= {"optuna-tpe", "optuna-cmaes", "optuna-gp", "skopt-gp"}
 
 
 def distributions(spec: StudySpec) -> dict:
-    """The Optuna distribution of each tuned parameter: its range for strategies that search ranges
-    (where the study gives one), else its discrete values."""
+    """The Optuna distribution of each tuned parameter: its range (of integers where `integer = true`) for
+    strategies that search ranges (where the study gives one), else its discrete values."""
     out = {}
-    for p, has_range in zip(spec.space.params, spec.continuous):
+    for p, has_range, whole in zip(spec.space.params, spec.continuous, spec.integer):
         if has_range and spec.strategy in CONTINUOUS:
-            out[p.name] = FloatDistribution(p.low, p.high)
+            out[p.name] = IntDistribution(int(p.low), int(p.high)) if whole else FloatDistribution(p.low, p.high)
         else:
             out[p.name] = CategoricalDistribution(list(p.values))
     return out
@@ -45,6 +45,8 @@ def suggest(trial: optuna.Trial, dists: dict) -> dict:
     for name, d in dists.items():
         if isinstance(d, FloatDistribution):
             out[name] = trial.suggest_float(name, d.low, d.high)
+        elif isinstance(d, IntDistribution):
+            out[name] = trial.suggest_int(name, d.low, d.high)
         else:
             out[name] = trial.suggest_categorical(name, d.choices)
     return out
@@ -107,9 +109,16 @@ class StrategySampler(_ReplaySampler):
                 strategy.tell(self._point(strategy, t.params), t.user_attrs["reward"])
         return strategy
 
+    def point_values(self, strategy, x) -> dict:
+        """The parameters of the strategy's point x, a range of integers rounded to its nearest (CMA-ES
+        searches the box and is told the reward of the rounded point at the point it asked)."""
+        values = strategy.values(x)
+        return {n: round(v) if isinstance(d, IntDistribution) else float(v)
+                for (n, d), v in zip(self.dists.items(), values)}  # fmt: skip
+
     def replay(self, earlier) -> dict:
         strategy = self.rebuild(earlier)
-        return dict(zip(self.spec.space.names, strategy.values(strategy.ask())))
+        return self.point_values(strategy, strategy.ask())
 
 
 class SkoptSampler(_ReplaySampler):
@@ -129,14 +138,16 @@ class SkoptSampler(_ReplaySampler):
     def replay(self, earlier) -> dict:
         from skopt import Optimizer
 
-        dims = [(d.low, d.high) if isinstance(d, FloatDistribution) else list(d.choices) for d in self.dists.values()]
+        ranges = (FloatDistribution, IntDistribution)  # skopt searches (int, int) as integers
+        dims = [(d.low, d.high) if isinstance(d, ranges) else list(d.choices) for d in self.dists.values()]
         opt = Optimizer(dims, base_estimator="GP", random_state=self.seed, n_initial_points=5)
         told = [t for t in earlier if _told(t)]
         with warnings.catch_warnings():  # a point asked twice is replaced by a random one, as the warning says
             warnings.filterwarnings("ignore", "The objective has been evaluated at point", UserWarning)
             if told:
                 opt.tell([[t.params[n] for n in self.names] for t in told], [-t.user_attrs["reward"] for t in told])
-            return {n: float(v) for n, v in zip(self.names, opt.ask())}
+            return {n: int(v) if isinstance(d, IntDistribution) else float(v)
+                    for (n, d), v in zip(self.dists.items(), opt.ask())}  # fmt: skip
 
 
 def make_sampler(spec: StudySpec) -> optuna.samplers.BaseSampler:

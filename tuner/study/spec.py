@@ -73,7 +73,8 @@ KEYS = {
 VALIDATE_KEYS = {"top": "observed best points replayed beside the recommendation (0: the recommendation only)",
                  "games": "fresh games per opponent and seat for each replayed point, a multiple of games "
                           "(default: five trials' worth)"}  # fmt: skip
-PARAM_KEYS = {"values": "discrete values", "low": "range start", "high": "range end", "default": "default value"}
+PARAM_KEYS = {"values": "discrete values", "low": "range start", "high": "range end", "default": "default value",
+              "integer": "true: whole numbers only (a range is searched in its integers)"}
 
 
 @dataclass
@@ -93,6 +94,7 @@ class StudySpec:
     settings: dict
     space: Space
     continuous: list[bool] = field(default_factory=list)  # per parameter: a range was given
+    integer: list[bool] = field(default_factory=list)  # per parameter: whole numbers only
     batch_trials: int = 1
     validate_top: int = 0  # [validate] top: observed best points replayed beside the recommendation
     validate_games: int = 0  # [validate] games per opponent and seat of each replay; 0: no validation
@@ -109,7 +111,7 @@ class StudySpec:
         if game not in games.names():
             known = games.names()
             raise StudyError(f"game {game!r} is unknown{_suggest(game, known)}; known: {', '.join(known)}")
-        space, continuous = _space(raw["space"])
+        space, continuous, integer = _space(raw["space"])
         strategy, settings = _strategy(raw["strategy"])
         per_seat = _positive(raw, "games", 10)
         spec = cls(
@@ -126,6 +128,7 @@ class StudySpec:
             settings=settings,
             space=space,
             continuous=continuous,
+            integer=integer,
             batch_trials=_positive(raw, "batch_trials", 1),
             **_validate(raw.get("validate"), per_seat),
         )
@@ -172,6 +175,8 @@ class StudySpec:
         opponents, objective and space, ranges and defaults included (not the strategy, seed nor budget)."""
         params = [(p.name, p.values, p.low, p.high, p.default) for p in self.space.params]
         key = [self.game, self.agent, self.opponents, self.objective, params, self.continuous]
+        if any(self.integer):  # only then, so that the problems of earlier studies keep their hashes
+            key.append(self.integer)
         return hashlib.sha256(json.dumps(key, default=str).encode()).hexdigest()[:16]
 
     @property
@@ -290,10 +295,10 @@ def _number(value, where) -> float:
     return float(value)
 
 
-def _space(tables) -> tuple[Space, list[bool]]:
+def _space(tables) -> tuple[Space, list[bool], list[bool]]:
     if not isinstance(tables, dict) or not tables:
         raise StudyError("[space] needs at least one parameter table, e.g. [space.C] values = [0.1, 0.2]")
-    params, continuous = [], []
+    params, continuous, integer = [], [], []
     for name, t in tables.items():
         where = f"[space.{name}]"
         if not isinstance(t, dict):
@@ -315,6 +320,7 @@ def _space(tables) -> tuple[Space, list[bool]]:
                 raise StudyError(f"{where}: values must be distinct")
         elif has_range:
             values = [float(v) for v in np.linspace(low, high, DEFAULT_STEPS)]
+            values = sorted({round(v) for v in values}) if t.get("integer") is True else values
         else:
             raise StudyError(f"{where}: give values = [...] or low and high")
         if not has_range:
@@ -323,9 +329,15 @@ def _space(tables) -> tuple[Space, list[bool]]:
         elif any(v < low or v > high for v in values if math.isfinite(v)):
             raise StudyError(f"{where}: values lie outside [low, high]")
         default = _number(t.get("default", values[0]), f"{where} default")
+        whole = t.get("integer", False)
+        if not isinstance(whole, bool):
+            raise StudyError(f"{where}: integer must be true or false, got {whole!r}")
+        if whole and not all(float(v).is_integer() for v in (*values, low, high, default)):
+            raise StudyError(f"{where}: integer = true needs whole-number values, low, high and default")
         params.append(Param(name, tuple(values), low, high, default))
         continuous.append(has_range)
-    return Space(params), continuous
+        integer.append(whole)
+    return Space(params), continuous, integer
 
 
 TEMPLATE_DIR = Path(__file__).with_name("templates")
