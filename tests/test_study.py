@@ -158,8 +158,10 @@ def test_every_strategy_runs_a_study(tmp_path, strategy, make_study):
 
 
 # the number of simulations, a whole number, searched as a range by the strategies that search ranges
-INTEGER_RANGE = {"mcts:simulations=30,c={C}": "mcts:simulations={n},c=1.0",
-                 "[space.C]\nvalues = [0.25, 0.5, 1.0, 2.0]\nlow = 0.1\nhigh = 2.0": "[space.n]\nlow = 2\nhigh = 9\ninteger = true"}  # fmt: skip
+INTEGER_RANGE = {
+    "mcts:simulations=30,c={C}": "mcts:simulations={n},c=1.0",
+    "[space.C]\nvalues = [0.25, 0.5, 1.0, 2.0]\nlow = 0.1\nhigh = 2.0": "[space.n]\nlow = 2\nhigh = 9\ninteger = true",
+}
 
 
 @pytest.mark.parametrize("strategy", ["cmaes", "optuna-tpe", "optuna-cmaes", "optuna-gp", "skopt-gp", "grid"])
