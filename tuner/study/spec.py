@@ -73,8 +73,13 @@ KEYS = {
 VALIDATE_KEYS = {"top": "observed best points replayed beside the recommendation (0: the recommendation only)",
                  "games": "fresh games per opponent and seat for each replayed point, a multiple of games "
                           "(default: five trials' worth)"}  # fmt: skip
-PARAM_KEYS = {"values": "discrete values", "low": "range start", "high": "range end", "default": "default value",
-              "integer": "true: whole numbers only (a range is searched in its integers)"}
+PARAM_KEYS = {
+    "values": "discrete values",
+    "low": "range start",
+    "high": "range end",
+    "default": "default value",
+    "integer": "true: whole numbers only (a range is searched in its integers)",
+}
 
 
 @dataclass
