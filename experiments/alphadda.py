@@ -189,11 +189,44 @@ def strength(args) -> dict:
     return {"anchors": rated, "anchors_from": source, "rows": rows}
 
 
+def paper_findings(out: dict, game: str) -> list[str]:
+    """Figs. 3-4 are plots without numbers in the text; beside each finding its text states, ours in numbers."""
+    rows = {(r["key"], r["value"]): r for r in out["rows"]}
+    random = out["anchors"]["random"]
+
+    def elo(key, value):
+        r = rows.get((key, value))
+        return "-" if r is None else f"{r['elo']:.0f} [{r['ci95'][0]:.0f}, {r['ci95'][1]:.0f}]"
+
+    def gap(key, low, high):
+        a, b = rows.get((key, low)), rows.get((key, high))
+        return "-" if a is None or b is None else f"{b['elo'] - a['elo']:+.0f}"
+
+    flat_from = 40 if game == "connect4" else 200  # where the paper sees the N_sim curve level off
+    cs = [v for k, v in rows if k == "c_puct" and v > 0]
+    others = [rows["c_puct", v]["elo"] for v in cs]
+    return [
+        "| the paper says (Sec. 5.2-5.3) | ours (Elo [95% CI]) |", "|---|---|",
+        f"| Elo rises with N_sim | N_sim 1: {elo('simulations', 1)}; 400: {elo('simulations', 400)} |",
+        *([f"| Connect4: a quick rise from 5 to 20 simulations | 5 to 20: {gap('simulations', 5, 20)} |"]
+          if game == "connect4" else []),
+        f"| no significant change from {flat_from} simulations | {flat_from} to 400: "
+        f"{gap('simulations', flat_from, 400)} |",
+        f"| at N_sim 1 still above Random | N_sim 1: {elo('simulations', 1)}; Random held at {random:.0f} |",
+        f"| C_puct changes nothing apart from C_puct 0 | C_puct 0: {elo('c_puct', 0.0)}; the others: "
+        + (f"{min(others):.0f} to {max(others):.0f} |" if others else "- |"),
+        f"| Elo falls with P_drop | P_drop 0: {elo('dropout', 0.0)}; 0.95: {elo('dropout', 0.95)} |",
+        f"| at P_drop 0.95 still above Random | P_drop 0.95: {elo('dropout', 0.95)}; Random held at {random:.0f} |",
+        "",
+    ]  # fmt: skip
+
+
 def strength_report(out: dict, game: str) -> str:
     held = ", ".join(f"{k} {v:.0f}" for k, v in out["anchors"].items())
     paper = ", ".join(f"{k} {v:g}" for k, v in TABLE_4[game].items())
     lines = [f"# AlphaZero's Elo against its parameters on {game} (AlphaDDA Figs. 3-4)", "",
-             f"Opponents held at {out['anchors_from']}: {held}; the paper's Table 4: {paper}.", ""]  # fmt: skip
+             f"Opponents held at {out['anchors_from']}: {held}; the paper's Table 4: {paper}.", "",
+             *paper_findings(out, game)]  # fmt: skip
     for key in {r["key"]: None for r in out["rows"]}:
         lines += [f"| {key} | Elo | 95% CI |", "|---|---|---|"]
         lines += [f"| {r['value']:g} | {r['elo']:.0f} | [{r['ci95'][0]:.0f}, {r['ci95'][1]:.0f}] |"
@@ -269,19 +302,26 @@ def main() -> None:
         help="strength: hold the opponents at our Table 4 analogue (default) or at the paper's",
     )
     parser.add_argument("--quick", action="store_true", help="a smoke run: 2 games a match, a few settings")
+    parser.add_argument("--report-only", action="store_true", help="rewrite the .md (and .png) from the .json")
     parser.add_argument("--out", default=OUT)
     args = parser.parse_args()
-    args.games = 2 if args.quick else args.games or (50 if args.part == "strength" else 100)
-    start, env = time.time(), environment(args.seed)  # the commit that runs, not the one at the end
-    out = strength(args) if args.part == "strength" else tables(args)
-    out.update(game=args.game, games_per_match=args.games, seconds=time.time() - start, environment=env)
-    os.makedirs(args.out, exist_ok=True)
     stem = os.path.join(args.out, f"{args.part}-{args.game}")
+    if args.report_only:
+        if not os.path.exists(f"{stem}.json"):
+            sys.exit(f"no {stem}.json: run `python -m experiments.alphadda {args.part} --game {args.game}` first")
+        with open(f"{stem}.json") as f:
+            out = json.load(f)
+    else:
+        args.games = 2 if args.quick else args.games or (50 if args.part == "strength" else 100)
+        start, env = time.time(), environment(args.seed)  # the commit that runs, not the one at the end
+        out = strength(args) if args.part == "strength" else tables(args)
+        out.update(game=args.game, games_per_match=args.games, seconds=time.time() - start, environment=env)
+        os.makedirs(args.out, exist_ok=True)
+        with open(f"{stem}.json", "w") as f:
+            json.dump(out, f, indent=1)
     report = strength_report(out, args.game) if args.part == "strength" else tables_report(out, args.game)
-    report += f"\n{args.games} games per match, seed {args.seed}, {out['seconds'] / 60:.0f} min, commit " \
-              f"{out['environment']['commit']}.\n"  # fmt: skip
-    with open(f"{stem}.json", "w") as f:
-        json.dump(out, f, indent=1)
+    report += f"\n{out['games_per_match']} games per match, seed {out['environment']['seed']}, " \
+              f"{out['seconds'] / 60:.0f} min, commit {out['environment']['commit']}.\n"  # fmt: skip
     with open(f"{stem}.md", "w") as f:
         f.write(report)
     if args.part == "strength":
