@@ -7,10 +7,14 @@ parameters (Figs. 3-4), and AlphaDDA1-3 against eight agents (Tables 5-13).
 strength: AlphaZero (the shipped net) at each N_sim (Fig. 3A), C_puct (Fig. 3B) and dropout probability
 P_drop (Fig. 4) plays --games games, half in each seat, against AlphaZero, MCTS1, MCTS2, Minimax1 and
 Random, whose ratings are held where our Table 4 analogue put them (experiments.alphazero_elo's JSON,
-as the paper held them at its Table 4); its Elo is the Bradley-Terry fit with a 95% interval.
+as the paper held them at its Table 4); its Elo is the Bradley-Terry fit with a 95% interval. Every az
+plays at eps 0, as the rated AlphaZero did, so a variant's games against it repeat unless the variant is
+random itself (dropout): those pairings weigh less than their 50 games suggest.
 tables: AlphaDDA1, 2, 3 at the paper's Tables 1-3 and our AlphaDDA1Z play --games games, half in each
 seat, against AlphaZero, MCTS1-4, Minimax1, Minimax2 and Random: win, loss and draw rates in total and
-per seat with 95% intervals, beside the paper's Tables 5-13.
+per seat with 95% intervals, and the distinct games behind them, beside the paper's Tables 5-13. Every az
+side plays as in the authors' test games, eps 0.2 (TEST_EPS): at eps 0 AlphaDDA and AlphaZero repeat one
+game per seat.
 Every game of a part plays in one lock-step pool (`tuner.match.play_matches`), so the az agents share
 their forwards. Writes experiments/results/alphadda/PART-GAME.json (every match, seed, versions,
 commit), .md and, for strength, .png.
@@ -41,6 +45,7 @@ RATED = ["az", "mcts1", "mcts2", "minimax1", "random"]  # the opponents of Sec. 
 OPPONENTS = ["az", "mcts1", "mcts2", "mcts3", "mcts4", "minimax1", "minimax2", "random"]  # Sec. 5.4
 ADJUSTERS = {"alphadda1": {}, "alphadda2": {}, "alphadda3": {}, "alphadda1z": {"rth": 0}}  # with extra az keys:
 # AlphaDDA1Z may choose any searched move (rth=0), as its study tuned it
+TEST_EPS = 0.2  # the authors' test games: a simulation leaves the root by a random child (Table A1's epsilon)
 
 # [AlphaDDA Tables 5-13] as printed: per game and seat, a row per opponent with the win, loss and draw rates
 # of AlphaDDA1, then AlphaDDA2, then AlphaDDA3 (first: AlphaDDA moved first).
@@ -260,11 +265,21 @@ def strength_plot(out: dict, game: str, path: str) -> None:
     fig.savefig(path, dpi=120)
 
 
+def distinct_games(match) -> dict:
+    """How many different games (move sequences) the match played per seat of A: fewer than its games
+    where both sides are deterministic, and then its interval overstates what was measured."""
+    return {key: len({tuple(g.moves) for g in match.games if g.a_seat == seat})
+            for key, seat in (("a_first", 0), ("a_second", 1))}  # fmt: skip
+
+
 def tables(args) -> dict:
     pairs = [(a, o) for a in ADJUSTERS for o in (OPPONENTS[-2:] if args.quick else OPPONENTS)]
-    matches = [(az(args.game, dda=a, **ADJUSTERS[a]), opponent_spec(args.game, o)) for a, o in pairs]
+    opponents = {o: az(args.game, eps=TEST_EPS) if o == "az" else o for o in OPPONENTS}
+    matches = [(az(args.game, dda=a, eps=TEST_EPS, **ADJUSTERS[a]), opponents[o]) for a, o in pairs]
     results = play(args.game, matches, args.games, args.seed, f"Tables 5-13 on {args.game}")
-    return {"rows": [{"adjuster": a, "opponent": o, **m.to_dict()} for (a, o), m in zip(pairs, results)]}
+    rows = [{"adjuster": a, "opponent": o, **m.to_dict(), "distinct": distinct_games(m)}
+            for (a, o), m in zip(pairs, results)]  # fmt: skip
+    return {"eps": TEST_EPS, "rows": rows}
 
 
 def rates(record: dict) -> str:
@@ -274,17 +289,25 @@ def rates(record: dict) -> str:
 
 def tables_report(out: dict, game: str) -> str:
     paper = paper_tables().get(game, {})
+    eps = out.get("eps", 0.0)
     lines = [f"# AlphaDDAs against eight agents on {game} (AlphaDDA Tables 5-13)", "",
              "Win / loss / draw rates of the AlphaDDA (ours; the paper's beside it), in total and per seat "
-             "(first: the AlphaDDA moved first), with the 95% interval of its win rate.", ""]  # fmt: skip
+             "(first: the AlphaDDA moved first), with the 95% interval of its win rate and the number of "
+             "distinct games behind it (the interval assumes every game differs). AlphaDDA1-3 play the paper's "
+             f"Tables 1-3 points; every az side plays with eps {eps:g}"
+             + (" as in the authors' test games." if eps else " (plain eq. 8), so games against AlphaZero repeat."),
+             ""]  # fmt: skip
     for seat, key in (("total", "total"), ("first", "a_first"), ("second", "a_second")):
-        lines += [f"## {seat}", "", "| AlphaDDA | opponent | ours W / L / D | win rate 95% CI | paper W / L / D |",
-                  "|---|---|---|---|---|"]  # fmt: skip
+        lines += [f"## {seat}", "",
+                  "| AlphaDDA | opponent | ours W / L / D | win rate 95% CI | distinct games | paper W / L / D |",
+                  "|---|---|---|---|---|---|"]  # fmt: skip
         for r in out["rows"]:
             ref = paper.get(seat, {}).get(r["adjuster"], {}).get(r["opponent"])
             ref = "-" if ref is None else " / ".join(f"{v:.2f}" for v in ref)
+            distinct = r.get("distinct")
+            distinct = "-" if distinct is None else distinct.get(key, sum(distinct.values()))
             lines.append(f"| {r['adjuster']} | {r['opponent']} | {rates(r[key])} | "
-                         f"{format_interval(r[key]['win_rate_ci95'])} | {ref} |")  # fmt: skip
+                         f"{format_interval(r[key]['win_rate_ci95'])} | {distinct} | {ref} |")  # fmt: skip
         lines.append("")
     return "\n".join(lines)
 
