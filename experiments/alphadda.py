@@ -230,7 +230,8 @@ def strength_report(out: dict, game: str) -> str:
     held = ", ".join(f"{k} {v:.0f}" for k, v in out["anchors"].items())
     paper = ", ".join(f"{k} {v:g}" for k, v in TABLE_4[game].items())
     lines = [f"# AlphaZero's Elo against its parameters on {game} (AlphaDDA Figs. 3-4)", "",
-             f"Opponents held at {out['anchors_from']}: {held}; the paper's Table 4: {paper}.", "",
+             f"Opponents held at {out['anchors_from']}: {held}; the paper's Table 4: {paper}. Every az plays "
+             "at eps 0 (plain eq. 8), as the rated AlphaZero did; the authors' test games used 0.2.", "",
              *paper_findings(out, game)]  # fmt: skip
     for key in {r["key"]: None for r in out["rows"]}:
         lines += [f"| {key} | Elo | 95% CI |", "|---|---|---|"]
