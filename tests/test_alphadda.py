@@ -9,10 +9,10 @@ import pytest
 import games
 import search
 from games.rng import make_rng
-from search.alphadda import TABLE_1, TABLE_2, AlphaDDA1, AlphaDDA1Z, AlphaDDA2, n_sim, p_drop
+from search.alphadda import TABLE_1, TABLE_2, AlphaDDA1, AlphaDDA1Z, AlphaDDA2, AlphaDDA3, n_sim, p_drop
 from search.az import AZAgent
 from search.evaluator import Batch, UniformEvaluator
-from search.puct import PUCT, best_child, new_forest
+from search.puct import FREE, PUCT, best_child, new_forest
 
 C4 = games.load("connect4")
 
@@ -115,6 +115,62 @@ def test_alphadda2_value_from_the_undamaged_net_search_damaged():
     seen = np.array(counter.dropouts)
     assert seen[0] == 0.0  # the adjuster's evaluation of the position, undamaged
     assert len(seen) > 10 and np.allclose(seen[1:], 0.95)  # every leaf the search evaluated, damaged
+
+
+class TwoFaced(StoneCounter):
+    """StoneCounter whose damaged forwards (dropout > 0) answer -0.9 wherever they are asked."""
+
+    def evaluate(self, batch, n):
+        super().evaluate(batch, n)
+        batch.values[:n] = np.where(batch.dropout[:n] > 0, -0.9, batch.values[:n])
+
+
+def test_alphadda2_value_stays_undamaged_after_a_damaged_search():
+    """The reference code evaluates the history at the previous search's P_drop: here that would read -0.9."""
+    net = TwoFaced(scale=0.1)
+    agent = AZAgent(C4, 0, PUCT(C4, net, seed=0), 0, simulations=10,
+                    adjuster=AlphaDDA2(C4, net, nh=1, a_drop=1.0, p_drop0=-0.2, p_max=0.95))  # fmt: skip
+    agent.select_action(play([0, 0, 1, 1, 2, 2]))  # v = 0.6: P_drop = 1 (0.6 - 0.2) = 0.4
+    assert agent.dropout == pytest.approx(0.4)
+    agent.select_action(play([0, 0, 1, 1, 2, 2, 6, 6]))  # clean v = 0.8: 0.6; damaged -0.9 would give 0
+    assert agent.dropout == pytest.approx(0.6)
+
+
+@pytest.mark.parametrize("moves", [[0, 0, 1, 1, 2, 2, 6], [0, 0, 1, 1, 2]])
+def test_the_second_player_reads_the_value_from_its_own_side(moves):
+    """With player 1 to move, StoneCounter's value (0.1 a stone) is already player 1's view: v̄ c = 0.7 or 0.5,
+    never its negation, in eqs. 2, 4 and AlphaDDA3's target."""
+    x = 0.1 * len(moves)
+    net = StoneCounter(scale=0.1)
+    one = AZAgent(C4, 1, PUCT(C4, net, seed=0), 0, simulations=200,
+                  adjuster=AlphaDDA1(C4, net, nh=1, a_sim=2.0, b_sim0=-1.4, n_max=200))  # fmt: skip
+    one.select_action(play(moves))
+    assert one.last_search.simulations == n_sim(x, 2.0, -1.4, 200) < 200  # -x would give the full 200
+    two = AZAgent(C4, 1, PUCT(C4, net, seed=0), 0, simulations=10,
+                  adjuster=AlphaDDA2(C4, net, nh=1, a_drop=1.0, p_drop0=-0.2, p_max=0.95))  # fmt: skip
+    two.select_action(play(moves))
+    assert two.dropout == pytest.approx(x - 0.2)  # -x would give 0
+    assert AlphaDDA3(C4, net, nh=1).before_search(play(moves)).target == pytest.approx(x)
+
+
+def test_eq_7_backs_each_edge_up_from_its_movers_view():
+    """A constant net (V = 0.3 for the player to move) and target t = v̄ c = 0.5: a leaf is worth -V to the
+    player who moved into it, whichever player that is, so every node evaluated once holds -|-V + t| = -0.2,
+    and a node with one evaluated child below it adds -|V + t| = -0.8 for that simulation."""
+    puct = PUCT(C4, Constant(0.3), seed=0)
+    puct.search([0], [C4.new_initial_state()], simulations=60, target=[0.5], uct_c=[1.0])
+    f = puct.forest
+    once, pairs, movers = 0, 0, set()
+    for node in range(1, int(f.meta[0, FREE])):
+        first, n = f.first_child[0, node], f.n_children[0, node]
+        visited = [c for c in range(first, first + n) if f.visits[0, c] > 0] if first >= 0 else []
+        if f.visits[0, node] == 1:
+            assert f.value[0, node] == pytest.approx(-0.2)
+            once, movers = once + 1, movers | {int(f.mover[0, node])}
+        elif f.visits[0, node] == 2 and len(visited) == 1:
+            assert f.value[0, node] == pytest.approx(-0.2 - 0.8)
+            pairs += 1
+    assert once > 5 and pairs > 0 and movers == {0, 1}  # both players' edges were checked
 
 
 def test_one_simulation_plays_the_priors_choice():
