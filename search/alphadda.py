@@ -141,8 +141,9 @@ class AlphaDDA3(ValueAdjuster):
 
     How we read eqs. (6)-(7). Eq. (6) is UCT without priors, W/n + C sqrt(2 ln(N + 1) / (n + 1)),
     with N the visits of the edge's parent (its children's sum, as the authors' code counts it).
-    Eq. (7) replaces every backed-up value by -|v + v̄_n c(s, a) c_AlphaDDA|, v the leaf's value as
-    a disc colour (+1: the first player wins). Written from the view of the edge's mover, whose value
+    Eq. (7) replaces every backed-up value by -|v + v̄_n c(s, a) c_AlphaDDA|. The paper writes v(s_t), the
+    edge's own state; we read it, as the authors' code does, as the value of the simulation's leaf (the
+    value being backed up), as a disc colour (+1: the first player wins). Written from the view of the edge's mover, whose value
     is v_m = v c(s, a), this is -|v_m + v̄ c| for both players' edges: AlphaDDA3 prefers moves after
     which its own value is -v̄ c (it plays worse the more it has been winning), and expects its
     opponent to keep AlphaDDA3's value at v̄ c, as the paper's prose says ("AlphaDDA3 prefers the move in
