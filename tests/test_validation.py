@@ -3,6 +3,7 @@ the tabular benchmark (issue: not by their luckiest trial)."""
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -92,6 +93,32 @@ def test_a_validate_table_is_checked(make_study, tiny_study):
         StudySpec.load(make_study(name="a", text=tiny_study + "\n[validate]\ngmes = 3\n"))
     with pytest.raises(StudyError, match="games must be at least 1"):
         StudySpec.load(make_study(name="b", text=tiny_study + "\n[validate]\ngames = 0\n"))
+    bad = {"c": ('"paper" = 0.5', "must name tables of values"),
+           "d": ('"paper" = {D = 0.5}', "paper must give exactly C; it gives D"),
+           "e": ('"paper" = {C = 3.0}', "paper: C = 3 lies outside [0.1, 2]"),
+           "f": ('"paper" = {C = "x"}', "paper: C must be a number")}  # fmt: skip
+    for name, (point, message) in bad.items():
+        with pytest.raises(StudyError, match=re.escape(message)):
+            StudySpec.load(make_study(name=name, text=tiny_study + VALIDATE + f"[validate.points]\n{point}\n"))
+
+
+def test_named_points_are_replayed_beside_the_recommendation(make_study, tiny_study):
+    """A paper's point, off the grid here, is replayed like the others; one already among them keeps both roles."""
+    folder = make_study(strategy="grid", text=tiny_study + VALIDATE + '[validate.points]\n"paper" = {C = 0.7}\n')
+    run(folder, progress=False)
+    roles = {r["values"]["C"]: r["role"] for r in status(folder)["validated"]}
+    assert roles[0.7] == "paper" and sum(role.count("top") for role in roles.values()) == 2  # beside, not instead
+    paper = next(r for r in _rows(folder) if r["values"] == {"C": 0.7})
+    spec, _ = load(folder)
+    assert play_trials(spec, [({"C": 0.7}, seed) for seed in paper["seeds"]]) == paper["records"]
+    recommended = status(folder)["recommended"]["C"]
+    with open(folder / "study.toml", "a") as f:  # named later: the point is not replayed again
+        f.write(f'"mine" = {{C = {recommended}}}\n')
+    before = (folder / validate.VALIDATION).read_text()
+    run(folder, progress=False)
+    roles = {r["values"]["C"]: r["role"] for r in status(folder)["validated"]}
+    assert roles[recommended].startswith("recommended") and roles[recommended].endswith(", mine")
+    assert (folder / validate.VALIDATION).read_text() == before
 
 
 # --- the truth table ------------------------------------------------------------------------------------

@@ -72,7 +72,8 @@ KEYS = {
 }
 VALIDATE_KEYS = {"top": "observed best points replayed beside the recommendation (0: the recommendation only)",
                  "games": "fresh games per opponent and seat for each replayed point, a multiple of games "
-                          "(default: five trials' worth)"}  # fmt: skip
+                          "(default: five trials' worth)",
+                 "points": "table: named points replayed beside them, e.g. a paper's setting"}  # fmt: skip
 PARAM_KEYS = {
     "values": "discrete values",
     "low": "range start",
@@ -103,6 +104,7 @@ class StudySpec:
     batch_trials: int = 1
     validate_top: int = 0  # [validate] top: observed best points replayed beside the recommendation
     validate_games: int = 0  # [validate] games per opponent and seat of each replay; 0: no validation
+    validate_points: dict = field(default_factory=dict)  # [validate.points]: name -> values, replayed too
     _template: search.AgentSpec | None = field(default=None, repr=False, compare=False)
 
     @classmethod
@@ -271,12 +273,26 @@ def _validate(value, games: int) -> dict:
     top, games = _integer(value, "top", 3), _positive(value, "games", 5 * games)
     if top < 0:
         raise StudyError(f"[validate] top must be at least 0, got {top}")
-    return {"validate_top": top, "validate_games": games}
+    points = value.get("points", {})
+    if not isinstance(points, dict) or not all(isinstance(p, dict) for p in points.values()):
+        raise StudyError('[validate.points] must name tables of values: "paper" = {C = 0.5, eps = 0.2}')
+    points = {name: {k: _number(v, f"[validate.points] {name}: {k}") for k, v in p.items()}
+              for name, p in points.items()}  # fmt: skip
+    return {"validate_top": top, "validate_games": games, "validate_points": points}
 
 
 def _check_validate(spec) -> None:
     """A point is replayed as whole trials of the study's size (`tuner.study.validate`), so that its value
-    compares with the trials' for every objective (D sums |W - L|, which grows with the games)."""
+    compares with the trials' for every objective (D sums |W - L|, which grows with the games); a named
+    point gives every parameter, inside its range."""
+    for name, values in spec.validate_points.items():
+        if set(values) != set(spec.space.names):
+            raise StudyError(f"[validate.points] {name} must give exactly {', '.join(spec.space.names)}; "
+                             f"it gives {', '.join(values) or 'nothing'}")  # fmt: skip
+        for p in spec.space.params:
+            if not p.low <= values[p.name] <= p.high:
+                raise StudyError(f"[validate.points] {name}: {p.name} = {values[p.name]:g} lies outside "
+                                 f"[{p.low:g}, {p.high:g}]")  # fmt: skip
     if spec.validate_games % spec.games:
         fewer = spec.validate_games // spec.games * spec.games
         fix = f"{fewer} or {fewer + spec.games}" if fewer else f"{spec.games}"

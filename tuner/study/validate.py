@@ -3,8 +3,9 @@
 A study's trials are noisy estimates, and the best of many noisy estimates is biased (the winner's
 curse): the trial with the best observed value is usually luckier than it is good. So a study with a
 `[validate]` table (`top = K`, `games = M`) replays, once its budget is spent, the strategy's
-recommendation (`tuner.study.recommend`) and the K distinct points with the best observed trials, each
-with M fresh games per opponent and seat, and its report leads with those results.
+recommendation (`tuner.study.recommend`), the K distinct points with the best observed trials and any
+named points of `[validate.points]` (a paper's setting, say), each with M fresh games per opponent and
+seat, and its report leads with those results.
 
 A point's M games are played as M / games replicate trials of the study's own size, and its value is
 the mean of their objectives: the same quantity a trial estimates, so a replay and a trial compare
@@ -38,8 +39,8 @@ def _key(values: dict) -> tuple:
 
 
 def candidates(spec, study) -> list[tuple[str, dict]]:
-    """(role, values) of the points to replay: the recommendation, then the `validate_top` distinct points
-    with the best observed trials (a point that is both keeps both roles, in one entry)."""
+    """(role, values) of the points to replay: the recommendation, the `validate_top` distinct points with
+    the best observed trials, then the named points (a point in several roles keeps them all, in one entry)."""
     trials = study.get_trials(deepcopy=False)
     sign = -1.0 if objectives.MAXIMISED[spec.objective] else 1.0
     ranked = sorted((t for t in trials if t.state == TrialState.COMPLETE), key=lambda t: (sign * t.value, t.number))
@@ -54,6 +55,9 @@ def candidates(spec, study) -> list[tuple[str, dict]]:
         seen.add(_key(t.params))
         role = f"top {len(seen)} (trial {t.number}, observed {t.value:.4g})"
         entries.setdefault(_key(t.params), ([], dict(t.params)))[0].append(role)
+    for name, values in spec.validate_points.items():
+        values = {n: values[n] for n in spec.space.names}
+        entries.setdefault(_key(values), ([], values))[0].append(name)
     return [(", ".join(roles), values) for roles, values in entries.values()]
 
 
