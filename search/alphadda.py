@@ -141,14 +141,15 @@ class AlphaDDA3(ValueAdjuster):
 
     How we read eqs. (6)-(7). Eq. (6) is UCT without priors, W/n + C sqrt(2 ln(N + 1) / (n + 1)),
     with N the visits of the edge's parent (its children's sum, as the authors' code counts it).
-    Eq. (7) replaces every backed-up value by -|v + v̄_n c(s, a) c_AlphaDDA|. The paper writes v(s_t), the
-    edge's own state; we read it, as the authors' code does, as the value of the simulation's leaf (the
-    value being backed up), as a disc colour (+1: the first player wins). Written from the view of the edge's mover, whose value
-    is v_m = v c(s, a), this is -|v_m + v̄ c| for both players' edges: AlphaDDA3 prefers moves after
-    which its own value is -v̄ c (it plays worse the more it has been winning), and expects its
-    opponent to keep AlphaDDA3's value at v̄ c, as the paper's prose says ("AlphaDDA3 prefers the move in
-    which v(s_t) is -v̄_n"; the web copy lost that minus) and the authors' code (`num_func` 9) does. Eq. 6
-    prints W(s_t, a)/N(s_t); like the authors' code we divide by the edge's visits n(s_t, a), the mean.
+    Eq. (7) replaces every backed-up value by -|v + v̄_n c(s, a) c_AlphaDDA|. The paper writes v(s_t),
+    the edge's own state; we read it, as the authors' code does, as the value of the simulation's leaf
+    (the value being backed up), as a disc colour (+1: the first player wins). Written from the view of
+    the edge's mover, whose value is v_m = v c(s, a), this is -|v_m + v̄ c| for both players' edges:
+    AlphaDDA3 prefers moves after which its own value is -v̄ c (it plays worse the more it has been
+    winning), and expects its opponent to keep AlphaDDA3's value at v̄ c, as the paper's prose says
+    ("AlphaDDA3 prefers the move in which v(s_t) is -v̄_n"; the web copy lost that minus) and the
+    authors' code (`num_func` 9) does. Eq. 6 prints W(s_t, a)/N(s_t); like the authors' code we divide
+    by the edge's visits n(s_t, a), the mean.
     Eq. (6)'s C is the spec's `c`, the agent's `uct_c`, which the search takes per game.
     """
 
