@@ -154,8 +154,9 @@ def az(game: str, **keys) -> str:
     return f"az:net={game}," + ",".join(f"{k}={v}" for k, v in keys.items())
 
 
-def opponent_spec(game: str, name: str) -> str:
-    return az(game) if name == "az" else name
+def opponent_spec(game: str, name: str, **keys) -> str:
+    """An opponent by its paper name: `az` is the shipped net's spec with `keys` set, the rest are agent specs."""
+    return az(game, **keys) if name == "az" else name
 
 
 def anchors(game: str, which: str) -> dict:
@@ -275,8 +276,8 @@ def distinct_games(match) -> dict:
 
 def tables(args) -> dict:
     pairs = [(a, o) for a in ADJUSTERS for o in (OPPONENTS[-2:] if args.quick else OPPONENTS)]
-    opponents = {o: az(args.game, eps=TEST_EPS) if o == "az" else o for o in OPPONENTS}
-    matches = [(az(args.game, dda=a, eps=TEST_EPS, **ADJUSTERS[a]), opponents[o]) for a, o in pairs]
+    matches = [(az(args.game, dda=a, eps=TEST_EPS, **ADJUSTERS[a]), opponent_spec(args.game, o, eps=TEST_EPS))
+               for a, o in pairs]  # fmt: skip
     results = play(args.game, matches, args.games, args.seed, f"Tables 5-13 on {args.game}")
     rows = [{"adjuster": a, "opponent": o, **m.to_dict(), "distinct": distinct_games(m)}
             for (a, o), m in zip(pairs, results)]  # fmt: skip

@@ -39,6 +39,11 @@ def distributions(spec: StudySpec) -> dict:
     return out
 
 
+def typed(dist, value):
+    """A sampled number as its distribution holds it: an int (the nearest) in an integer range, else a float."""
+    return round(value) if isinstance(dist, IntDistribution) else float(value)
+
+
 def suggest(trial: optuna.Trial, dists: dict) -> dict:
     """The trial's values, one suggest call per parameter (what every sampler answers)."""
     out = {}
@@ -112,9 +117,7 @@ class StrategySampler(_ReplaySampler):
     def point_values(self, strategy, x) -> dict:
         """The parameters of the strategy's point x, a range of integers rounded to its nearest (CMA-ES
         searches the box and is told the reward of the rounded point at the point it asked)."""
-        values = strategy.values(x)
-        return {n: round(v) if isinstance(d, IntDistribution) else float(v)
-                for (n, d), v in zip(self.dists.items(), values)}  # fmt: skip
+        return {n: typed(d, v) for (n, d), v in zip(self.dists.items(), strategy.values(x))}
 
     def replay(self, earlier) -> dict:
         strategy = self.rebuild(earlier)
@@ -146,8 +149,7 @@ class SkoptSampler(_ReplaySampler):
             warnings.filterwarnings("ignore", "The objective has been evaluated at point", UserWarning)
             if told:
                 opt.tell([[t.params[n] for n in self.names] for t in told], [-t.user_attrs["reward"] for t in told])
-            return {n: int(v) if isinstance(d, IntDistribution) else float(v)
-                    for (n, d), v in zip(self.dists.items(), opt.ask())}  # fmt: skip
+            return {n: typed(d, v) for (n, d), v in zip(self.dists.items(), opt.ask())}
 
 
 def make_sampler(spec: StudySpec) -> optuna.samplers.BaseSampler:

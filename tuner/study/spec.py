@@ -325,6 +325,9 @@ def _space(tables) -> tuple[Space, list[bool], list[bool]]:
         if not isinstance(t, dict):
             raise StudyError(f"{where} must be a table with values = [...] and/or low = ..., high = ...")
         _check_keys(t, PARAM_KEYS, where)
+        whole = t.get("integer", False)
+        if not isinstance(whole, bool):
+            raise StudyError(f"{where}: integer must be true or false, got {whole!r}")
         has_range = "low" in t or "high" in t
         if has_range and not ("low" in t and "high" in t):
             raise StudyError(f"{where}: give both low and high for a range")
@@ -341,7 +344,7 @@ def _space(tables) -> tuple[Space, list[bool], list[bool]]:
                 raise StudyError(f"{where}: values must be distinct")
         elif has_range:
             values = [float(v) for v in np.linspace(low, high, DEFAULT_STEPS)]
-            values = sorted({round(v) for v in values}) if t.get("integer") is True else values
+            values = sorted({round(v) for v in values}) if whole else values
         else:
             raise StudyError(f"{where}: give values = [...] or low and high")
         if not has_range:
@@ -350,9 +353,6 @@ def _space(tables) -> tuple[Space, list[bool], list[bool]]:
         elif any(v < low or v > high for v in values if math.isfinite(v)):
             raise StudyError(f"{where}: values lie outside [low, high]")
         default = _number(t.get("default", values[0]), f"{where} default")
-        whole = t.get("integer", False)
-        if not isinstance(whole, bool):
-            raise StudyError(f"{where}: integer must be true or false, got {whole!r}")
         if whole and not all(float(v).is_integer() for v in (*values, low, high, default)):
             raise StudyError(f"{where}: integer = true needs whole-number values, low, high and default")
         params.append(Param(name, tuple(values), low, high, default))
