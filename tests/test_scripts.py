@@ -45,3 +45,29 @@ def test_the_paper_tables_read_as_printed():
                 rows = tables[game][seat][adjuster]
                 assert list(rows) == OPPONENTS
                 assert all(abs(sum(r) - 1.0) <= 0.011 for r in rows.values()), (game, seat, adjuster)
+
+
+def test_distinct_games_are_counted_per_seat():
+    """Three first-seat games, two of them the same moves, and three different second-seat games: 2 and 3
+    (seats swapped would say 3 and 2; a count over both seats 4)."""
+    from experiments.alphadda import distinct_games
+    from tuner.match.arena import GameResult, MatchResult
+
+    games = [GameResult(0, 0, 1.0, [3, 3, 2]), GameResult(1, 1, -1.0, [3, 3, 2]), GameResult(2, 0, 1.0, [3, 3, 2]),
+             GameResult(3, 1, -1.0, [4, 3]), GameResult(4, 0, 1.0, [2, 3]), GameResult(5, 1, 0.0, [5, 5])]  # fmt: skip
+    match = MatchResult("connect4", "a", "b", 0, games=games)
+    assert distinct_games(match) == {"a_first": 2, "a_second": 3}
+
+
+def test_the_paper_findings_read_our_numbers():
+    """Hand-made ratings: the N_sim gaps are later minus earlier, C_puct's range leaves out C_puct 0."""
+    from experiments.alphadda import paper_findings
+
+    elo = {("simulations", 1): 900, ("simulations", 5): 1000, ("simulations", 20): 1300, ("simulations", 40): 1400,
+           ("simulations", 400): 1450, ("c_puct", 0.0): 700, ("c_puct", 1.0): 1500, ("c_puct", 4.0): 1420,
+           ("dropout", 0.0): 1500, ("dropout", 0.95): 1100}  # fmt: skip
+    rows = [{"key": k, "value": v, "elo": e, "ci95": [e - 10, e + 10]} for (k, v), e in elo.items()]
+    text = "\n".join(paper_findings({"rows": rows, "anchors": {"random": 930.6}}, "connect4"))
+    assert "5 to 20: +300" in text and "40 to 400: +50" in text
+    assert "C_puct 0: 700 [690, 710]; the others: 1420 to 1500" in text
+    assert "P_drop 0.95: 1100 [1090, 1110]; Random held at 931" in text
