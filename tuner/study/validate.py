@@ -122,8 +122,8 @@ def summary(spec, study, rows: list[dict]) -> str:
     text = (f"The strategy recommends {point_text(rec['values'])}: replayed with {rec['games']} fresh games per "
             f"opponent and seat ({rec['replicates']} trials of the study's size) it scores {spec.objective} = "
             f"{rec['value']:.4g} {interval_text(rec['interval'])}. ")  # fmt: skip
-    text += (f"The best observed trial, {best.number} at {point_text(best.params)}, measured {best.value:.4g} over "
-             f"{spec.games_per_trial} games")  # fmt: skip
+    text += (f"The best observed trial (trial {best.number}, at {point_text(best.params)}) measured "
+             f"{best.value:.4g} over {spec.games_per_trial} games")  # fmt: skip
     if raw is not None:
         text += f"; replayed, it scores {raw['value']:.4g} {interval_text(raw['interval'])}"
     way = "upward" if objectives.MAXIMISED[spec.objective] else "downward"
