@@ -16,6 +16,7 @@ import pytest
 from games.rng import derive_seeds
 from tuner.study import bench, truth, validate
 from tuner.study.objective import play_trials, value
+from tuner.study.report import write_report
 from tuner.study.runner import load, run, status, trial_seed
 from tuner.study.spec import StudyError, StudySpec
 
@@ -111,6 +112,8 @@ def test_named_points_are_replayed_beside_the_recommendation(make_study, tiny_st
     paper = next(r for r in _rows(folder) if r["values"] == {"C": 0.7})
     spec, _ = load(folder)
     assert play_trials(spec, [({"C": 0.7}, seed) for seed in paper["seeds"]]) == paper["records"]
+    row = next(line for line in write_report(folder).read_text().splitlines() if "| paper |" in line)
+    assert row.endswith("| not a trial |")  # off the grid: no observed value to show beside its replay
     recommended = status(folder)["recommended"]["C"]
     with open(folder / "study.toml", "a") as f:  # named later: the point is not replayed again
         f.write(f'"mine" = {{C = {recommended}}}\n')

@@ -112,9 +112,10 @@ def _recommendation(folder, spec, study) -> list[str]:
               "observed (trials) |", "|---|---|---|---|---|"]  # fmt: skip
     for r in rows:
         mean, n = validate.observed(study, r["values"])
+        seen = f"{mean:.4g} ({n})" if n else "not a trial"  # a strategy's mean (CMA-ES) or a named point
         lines.append(f"| {validate.point_text(r['values'])} | {r['role']} | {r['value']:.4g} "
-                     f"{validate.interval_text(r['interval'])} "
-                     f"| {r['games']} ({r['replicates']}) | {mean:.4g} ({n}) |")  # fmt: skip
+                     f"{validate.interval_text(r['interval'])} | {r['games']} ({r['replicates']}) "
+                     f"| {seen} |")  # fmt: skip
     return lines
 
 
