@@ -187,12 +187,18 @@ def strength(args) -> dict:
     rows = []
     for v, (key, value, spec) in enumerate(variants):
         mine = results[v * len(RATED) : (v + 1) * len(RATED)]
-        scores = {("tested", o): [(g.outcome + 1) / 2 for g in m.games] for o, m in zip(RATED, mine)}
-        rating = bradley_terry(["tested", *RATED], scores, anchors=rated)["tested"]
+        rating = rate(mine, rated)
         rows.append({"key": key, "value": value, "spec": spec, "elo": rating.elo, "ci95": [rating.low, rating.high],
-                     "matches": [m.to_dict() for m in mine]})  # fmt: skip
+                     "matches": [{**m.to_dict(), "distinct": distinct_games(m)} for m in mine]})  # fmt: skip
     source = "the paper's Table 4" if args.anchors == "paper" else "our Table 4 analogue"
     return {"anchors": rated, "anchors_from": source, "rows": rows}
+
+
+def rate(matches, rated: dict):
+    """The tested agent's Bradley-Terry rating from its matches against RATED (in that order), the
+    opponents held at `rated`; each distinct game counts once."""
+    scores = {("tested", o): list(distinct(m).values()) for o, m in zip(RATED, matches)}
+    return bradley_terry(["tested", *RATED], scores, anchors=rated)["tested"]
 
 
 def paper_findings(out: dict, game: str) -> list[str]:
@@ -232,14 +238,33 @@ def strength_report(out: dict, game: str) -> str:
     paper = ", ".join(f"{k} {v:g}" for k, v in TABLE_4[game].items())
     lines = [f"# AlphaZero's Elo against its parameters on {game} (AlphaDDA Figs. 3-4)", "",
              f"Opponents held at {out['anchors_from']}: {held}; the paper's Table 4: {paper}. Every az plays "
-             "at eps 0 (plain eq. 8), as the rated AlphaZero did; the authors' test games used 0.2.", "",
-             *paper_findings(out, game)]  # fmt: skip
+             "at eps 0 (plain eq. 8), as the rated AlphaZero did; the authors' test games used 0.2. So a "
+             "deterministic variant replays one game per seat against `az`: the fit counts each distinct game "
+             "once (the tables give how many there were against `az`, of "
+             f"{out['rows'][0]['matches'][0]['total']['games']}).", "",
+             *paper_findings(out, game), *noise_floor(out, game)]  # fmt: skip
     for key in {r["key"]: None for r in out["rows"]}:
-        lines += [f"| {key} | Elo | 95% CI |", "|---|---|---|"]
-        lines += [f"| {r['value']:g} | {r['elo']:.0f} | [{r['ci95'][0]:.0f}, {r['ci95'][1]:.0f}] |"
-                  for r in out["rows"] if r["key"] == key]  # fmt: skip
+        lines += [f"| {key} | Elo | 95% CI | distinct games against az |", "|---|---|---|---|"]
+        for r in out["rows"]:
+            if r["key"] == key:
+                against_az = r["matches"][RATED.index("az")].get("distinct")
+                count = "-" if against_az is None else sum(against_az.values())
+                low, high = r["ci95"]
+                lines.append(f"| {r['value']:g} | {r['elo']:.0f} | [{low:.0f}, {high:.0f}] | {count} |")
         lines.append("")
     return "\n".join(lines)
+
+
+def noise_floor(out: dict, game: str) -> list[str]:
+    """The default AlphaZero is in every sweep (N_sim of Table A1, its C_puct, P_drop 0), each time with other
+    seeds: the spread of its ratings is what separates two runs of one agent."""
+    default = {"simulations": TABLE_A1[game]["simulations"], "c_puct": TABLE_A1[game]["c_puct"], "dropout": 0.0}
+    same = [r for r in out["rows"] if r["value"] == default[r["key"]]]
+    if len(same) < 2:
+        return []
+    text = "; ".join(f"{r['key']} {r['value']:g}: {r['elo']:.0f}" for r in same)
+    return [f"The default AlphaZero is in every sweep, each time with other seeds ({text}): differences of that "
+            "size between two settings are noise.", ""]  # fmt: skip
 
 
 def strength_plot(out: dict, game: str, path: str) -> None:
@@ -267,11 +292,17 @@ def strength_plot(out: dict, game: str, path: str) -> None:
     fig.savefig(path, dpi=120)
 
 
+def distinct(match) -> dict:
+    """A's score in each different game (seat and moves) of the match, once: a game that two deterministic
+    searches replay is one observation however often it was played, so a rating counts it once."""
+    return {(g.a_seat, tuple(g.moves)): (g.outcome + 1) / 2 for g in match.games}
+
+
 def distinct_games(match) -> dict:
-    """How many different games (move sequences) the match played per seat of A: fewer than its games
-    where both sides are deterministic, and then its interval overstates what was measured."""
-    return {key: len({tuple(g.moves) for g in match.games if g.a_seat == seat})
-            for key, seat in (("a_first", 0), ("a_second", 1))}  # fmt: skip
+    """How many different games the match played per seat of A: fewer than its games where both sides are
+    deterministic, and then its interval overstates what was measured."""
+    seats = [seat for seat, _ in distinct(match)]
+    return {"a_first": seats.count(0), "a_second": seats.count(1)}
 
 
 def tables(args) -> dict:

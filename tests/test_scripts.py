@@ -59,6 +59,28 @@ def test_distinct_games_are_counted_per_seat():
     assert distinct_games(match) == {"a_first": 2, "a_second": 3}
 
 
+def test_a_replayed_game_counts_once_per_seat_and_from_a_s_side():
+    """Three copies of a first-seat win, two of a second-seat draw, and a second-seat win with the first game's
+    moves: three observations, 1, 0.5 and 1 (all six games: six; one key for both seats: two; B's side: 0, 0.5, 0);
+    and a rating from 25 copies of one game per seat is the rating from one copy."""
+    from experiments.alphadda import RATED, distinct, rate
+    from tuner.match.arena import GameResult, MatchResult
+
+    win, draw = [3, 3, 2], [5, 5]
+    games = [GameResult(i, 0, 1.0, win) for i in range(3)] + [GameResult(3 + i, 1, 0.0, draw) for i in range(2)]
+    match = MatchResult("connect4", "a", "b", 0, games=[*games, GameResult(5, 1, 1.0, win)])
+    assert sorted(distinct(match).values()) == [0.5, 1.0, 1.0]
+
+    def against(copies):  # one win as first player and one loss as second, each played `copies` times
+        games = [GameResult(2 * i, 0, 1.0, win) for i in range(copies)]
+        games += [GameResult(2 * i + 1, 1, -1.0, draw) for i in range(copies)]
+        return MatchResult("connect4", "a", "b", 0, games=games)
+
+    rated = {name: 1000.0 + 100 * k for k, name in enumerate(RATED)}
+    once, often = rate([against(1)] * len(RATED), rated), rate([against(25)] * len(RATED), rated)
+    assert once.elo == pytest.approx(often.elo) and once.high - once.low == pytest.approx(often.high - often.low)
+
+
 def test_the_paper_findings_read_our_numbers():
     """Hand-made ratings: the N_sim gaps are later minus earlier, C_puct's range leaves out C_puct 0."""
     from experiments.alphadda import paper_findings
