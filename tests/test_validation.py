@@ -54,6 +54,22 @@ def test_validation_replays_exactly_the_recommendation_and_the_top_points(make_s
     assert (folder / validate.VALIDATION).read_text() == before
 
 
+def test_the_summary_says_when_a_replayed_point_beats_the_recommendation():
+    """D is minimised: 93.4 beats 98.6 within its interval (no verdict), 80 beats it outside (prefer it); a
+    worse point says nothing; for a maximised objective the same numbers read the other way."""
+
+    def row(x, value, low, high, role):
+        return {"values": {"x": x}, "value": value, "interval": [low, high], "role": role}
+
+    rec = row(1, 98.6, 93.0, 104.2, "recommended")
+    close, far, worse = row(2, 93.4, 88.7, 98.1, "top 2"), row(3, 80.0, 70.0, 90.0, "paper"), row(4, 120, 110, 130, "x")
+    assert "do not tell the two apart" in validate._contender(rec, [rec, close, worse], maximised=False)
+    text = validate._contender(rec, [rec, close, far, worse], maximised=False)
+    assert text.startswith(" Replayed, x = 3 (paper) scores better") and text.endswith("prefer it.")
+    assert validate._contender(rec, [rec, worse], maximised=True).startswith(" Replayed, x = 4 (x)")
+    assert validate._contender(rec, [rec, close, far], maximised=True) == ""
+
+
 def test_a_torn_validation_line_is_replayed_the_same(make_study, tiny_study):
     folder = make_study(strategy="random", text=tiny_study + VALIDATE)
     run(folder, progress=False)

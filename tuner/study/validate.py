@@ -126,10 +126,29 @@ def summary(spec, study, rows: list[dict]) -> str:
              f"{best.value:.4g} over {spec.games_per_trial} games")  # fmt: skip
     if raw is not None:
         text += f"; replayed, it scores {raw['value']:.4g} {interval_text(raw['interval'])}"
-    way = "upward" if objectives.MAXIMISED[spec.objective] else "downward"
-    return text + (f". The best of many noisy trials is biased {way} (the winner's curse): the more points a "
-                   "study tries, the luckier its best, whatever their quality; the replayed values are "
-                   "unbiased estimates of what each point is worth.")  # fmt: skip
+    maximised = objectives.MAXIMISED[spec.objective]
+    way = "upward" if maximised else "downward"
+    text += (f". The best of many noisy trials is biased {way} (the winner's curse): the more points a "
+             "study tries, the luckier its best, whatever their quality; the replayed values are "
+             "unbiased estimates of what each point is worth.")  # fmt: skip
+    return text + _contender(rec, rows, maximised)
+
+
+def _contender(rec: dict, rows: list[dict], maximised: bool) -> str:
+    """A sentence on the replayed point that beat the recommendation, if one did: whether the replays tell them
+    apart (disjoint intervals) or not, so that "recommended" is not read as "best"."""
+    better = [r for r in rows if (r["value"] > rec["value"] if maximised else r["value"] < rec["value"])]
+    if not better:
+        return ""
+    best = (max if maximised else min)(better, key=lambda r: r["value"])
+    head = (f" Replayed, {point_text(best['values'])} ({best['role']}) scores better than the recommendation: "
+            f"{best['value']:.4g} {interval_text(best['interval'])}")  # fmt: skip
+    if best["interval"] is None or rec["interval"] is None:
+        return head + "; without intervals the replays cannot tell whether the difference is real."
+    (low, high), (rec_low, rec_high) = best["interval"], rec["interval"]
+    if low <= rec_high and rec_low <= high:
+        return head + "; the intervals overlap, so the replays do not tell the two apart."
+    return head + ", outside the recommendation's interval: prefer it."
 
 
 def interval_text(interval) -> str:
