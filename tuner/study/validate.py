@@ -141,7 +141,8 @@ def _contender(rec: dict, rows: list[dict], maximised: bool) -> str:
     if not better:
         return ""
     best = (max if maximised else min)(better, key=lambda r: r["value"])
-    head = (f" Replayed, {point_text(best['values'])} ({best['role']}) scores better than the recommendation: "
+    role = best["role"].split(" (")[0]  # "top 2", not its trial's details, which the table gives
+    head = (f" Replayed, {point_text(best['values'])} ({role}) scores better than the recommendation: "
             f"{best['value']:.4g} {interval_text(best['interval'])}")  # fmt: skip
     if best["interval"] is None or rec["interval"] is None:
         return head + "; without intervals the replays cannot tell whether the difference is real."
