@@ -388,3 +388,14 @@ def test_tuned_agents_shift_toward_the_better_values(kind):
     uniform.select_action(state)
     counts = uniform.search.tuners[0].samples_per_value()["C"]
     assert sum(counts[:3]) < 1.3 * sum(counts[-3:])  # without a strategy, no shift
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_strategy_is_marked_sequential_exactly_when_it_asks_one_point_until_told(name):
+    """The study runner plays a sequential strategy's trials one at a time: asked twice before a tell, it gives
+    the same point, which a second parallel trial would replay (the first NTBEA study played 6 points in 18)."""
+    from tuner.strategies import REGISTRY
+
+    strategy = make_strategy(sa_mcts_space(["C", "eps", "K", "Ref"]), name, seed=0)
+    again = np.array_equal(strategy.ask(), strategy.ask())
+    assert again == REGISTRY[name].sequential

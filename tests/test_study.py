@@ -319,3 +319,15 @@ def test_the_stock_optuna_cli_reads_a_study(tmp_path, make_study):
     )  # fmt: skip
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["value"] == status(folder)["best"]["value"]
+
+
+@pytest.mark.parametrize("setting", ["batch_trials", "workers"])
+def test_a_sequential_strategy_runs_one_trial_at_a_time(make_study, setting):
+    """NTBEA asks one point until told: two trials at once would play one point twice. Refused in one line,
+    before the storage exists; grid, which asks ahead, may batch."""
+    folder = make_study(strategy="ntbea", **{"seed = 3": f"seed = 3\n{setting} = 2"})
+    with pytest.raises(StudyError, match="strategy ntbea asks one point at a time"):
+        run(folder, progress=False)
+    assert not (folder / "journal.log").exists()
+    grid = make_study("grid", strategy="grid", **{"seed = 3": f"seed = 3\n{setting} = 2"})
+    assert run(grid, trials=2, progress=False)["trials"]["complete"] >= 2

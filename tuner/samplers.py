@@ -28,7 +28,8 @@ the study's earlier trials in order: each is asked again and, once finished, tol
 reward is the trial's value scaled to [0, 1] by the smallest and largest finished values (reversed
 when minimising), so any objective's scale works. The state is therefore all in the storage: several
 processes on one journal or RDB storage, `n_jobs` threads, and a resumed study all continue the same
-search (with one worker, exactly). Single-objective studies only.
+search (with one worker, exactly). EA, NTBEA and CMA-ES ask one point until told its reward, so trials
+asked at once by parallel workers replay one point: give them one worker. Single-objective studies only.
 """
 
 from __future__ import annotations

@@ -40,6 +40,7 @@ class Entry:
     recommend: Callable = recommend_lcb
     finished: Callable | None = None  # compiled: whether the strategy has settled for good
     load: Callable | None = None
+    sequential: bool = False  # asks the same point until it is told its reward: one trial at a time in a study
 
     @property
     def compiled(self) -> bool:
@@ -72,13 +73,13 @@ REGISTRY = {
         Entry("nmc", "naive Monte Carlo [SA-MCTS Alg. 1]", _nmc.SETTINGS, _nmc.NMCState, _nmc.make_state,
               _nmc.choose, _nmc.update),
         Entry("ea", "evolutionary algorithm [SA-MCTS Alg. 3]", _ea.SETTINGS, _ea.EAState, _ea.make_state,
-              _ea.choose, _ea.update),
+              _ea.choose, _ea.update, sequential=True),
         Entry("ntbea", "N-tuple bandit evolutionary algorithm [SA-MCTS Alg. 4, 5]", _ntbea.SETTINGS,
-              _ntbea.NTBEAState, _ntbea.make_state, _ntbea.choose, _ntbea.update),
+              _ntbea.NTBEAState, _ntbea.make_state, _ntbea.choose, _ntbea.update, sequential=True),
         Entry("lsi", "linear side information [SA-MCTS Alg. 2]", _lsi.SETTINGS, _lsi.LSIState, _lsi.make_state,
               _lsi.choose, _lsi.update, _lsi.recommend, _lsi.finished),
         Entry("cmaes", "CMA-ES on pycma, a generation at a time [SA-MCTS Alg. 6]", CMAES_SETTINGS,
-              load=_load_cmaes),
+              load=_load_cmaes, sequential=True),
     )
 }  # fmt: skip
 NAMES = tuple(REGISTRY)

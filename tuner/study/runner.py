@@ -18,6 +18,7 @@ import optuna
 from optuna.trial import TrialState
 
 from games.rng import derive_seeds
+from tuner.strategies import REGISTRY
 from tuner.study import objective as objectives
 from tuner.study import validate
 from tuner.study.provenance import environment
@@ -136,11 +137,16 @@ def run(folder, workers: int | None = None, storage: str | None = None, trials: 
         progress: bool = True) -> dict:  # fmt: skip
     """Run (or resume) a study until it has `trials` finished trials; returns its status."""
     folder = Path(folder)
-    spec, study = load(folder, storage, create=True)
+    spec = StudySpec.load(folder)  # checked before the storage is touched
     target = trials if trials is not None else spec.trials
     workers = workers if workers is not None else spec.workers
     if target < 1 or workers < 1:
         raise StudyError("--trials and --workers must be at least 1")
+    if spec.strategy in REGISTRY and REGISTRY[spec.strategy].sequential and max(workers, spec.batch_trials) > 1:
+        raise StudyError(f"strategy {spec.strategy} asks one point at a time (it asks again only once told the last "
+                         "one's reward), so parallel trials would replay one point: set batch_trials = 1 and run one "
+                         "worker, or use optuna-tpe or optuna-cmaes for parallel trials")  # fmt: skip
+    spec, study = load(folder, storage, create=True)
     record = {"environment": environment(spec.seed), "workers": workers, "target": target,
               "storage": "journal" if storage is None else redact(storage)}  # fmt: skip
     with open(folder / RUNS, "a") as f:
