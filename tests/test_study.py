@@ -331,3 +331,18 @@ def test_a_sequential_strategy_runs_one_trial_at_a_time(make_study, setting):
     assert not (folder / "journal.log").exists()
     grid = make_study("grid", strategy="grid", **{"seed = 3": f"seed = 3\n{setting} = 2"})
     assert run(grid, trials=2, progress=False)["trials"]["complete"] >= 2
+
+
+def test_busy_time_counts_overlapping_trials_once_and_leaves_out_gaps():
+    """Trials over minutes 0-10 and 5-15 side by side, then 30-40 after a stop: 25 min busy (not 30 summed,
+    not the 40 min span)."""
+    from datetime import datetime, timedelta
+    from types import SimpleNamespace
+
+    from tuner.study.report import busy_seconds
+
+    t0 = datetime(2026, 1, 1)
+    spans = [(30, 40), (0, 10), (5, 15), (6, 9)]
+    trials = [SimpleNamespace(datetime_start=t0 + timedelta(minutes=a), datetime_complete=t0 + timedelta(minutes=b))
+              for a, b in spans]  # fmt: skip
+    assert busy_seconds(trials) == 25 * 60

@@ -28,6 +28,21 @@ def _finished(study) -> list:
     return sorted(trials, key=lambda t: t.number)
 
 
+def busy_seconds(trials) -> float:
+    """Seconds during which at least one of the trials was running: the union of their spans, so that the
+    time between two runs of a resumed study and trials played side by side count once."""
+    total, end = 0.0, None
+    for t in sorted(trials, key=lambda t: t.datetime_start):
+        a, b = t.datetime_start, t.datetime_complete
+        if end is None or a > end:
+            total += (b - a).total_seconds()
+            end = b
+        elif b > end:
+            total += (b - end).total_seconds()
+            end = b
+    return total
+
+
 def best_so_far(values, maximise: bool) -> np.ndarray:
     values = np.asarray(values, dtype=float)
     return np.maximum.accumulate(values) if maximise else np.minimum.accumulate(values)
@@ -54,7 +69,13 @@ def write_report(folder, storage: str | None = None) -> Path:
     for r in runs[-1:]:
         env = r["environment"]
         versions = ", ".join(f"{k} {v}" for k, v in env["versions"].items() if v)
-        lines.append(f"- last run: commit {env['commit']}, {env['device']}, python {env['python']}, {versions}")
+        commits = ", ".join(dict.fromkeys(x["environment"]["commit"] for x in runs))
+        lines.append(f"- {len(runs)} run{'s' * (len(runs) != 1)} (commits {commits}); the last: {env['device']}, "
+                     f"python {env['python']}, {versions}")  # fmt: skip
+    if trials:
+        start, end = min(t.datetime_start for t in trials), max(t.datetime_complete for t in trials)
+        lines.append(f"- trials played from {start:%Y-%m-%d %H:%M} to {end:%Y-%m-%d %H:%M}: "
+                     f"{busy_seconds(trials) / 60:.0f} min with a trial running (validation not counted)")  # fmt: skip
     if not trials:
         lines += ["", "No finished trial yet."]
         path = out / "report.md"
