@@ -30,6 +30,7 @@ from tqdm import tqdm
 
 from experiments.alphazero_elo import TABLE_4
 from nets.train import TABLE_A1
+from search.alphadda import TABLE_1Z
 from tuner.match import play_matches
 from tuner.match.ratings import bradley_terry
 from tuner.match.stats import format_interval
@@ -312,12 +313,40 @@ def tables(args) -> dict:
     results = play(args.game, matches, args.games, args.seed, f"Tables 5-13 on {args.game}")
     rows = [{"adjuster": a, "opponent": o, **m.to_dict(), "distinct": distinct_games(m)}
             for (a, o), m in zip(pairs, results)]  # fmt: skip
-    return {"eps": TEST_EPS, "rows": rows}
+    return {"eps": TEST_EPS, "alphadda1z": TABLE_1Z[args.game], "rows": rows}
 
 
 def rates(record: dict) -> str:
     n = record["games"]
     return f"{record['wins'] / n:.2f} / {record['losses'] / n:.2f} / {record['draws'] / n:.2f}"
+
+
+BAND = (0.35, 0.65)  # the scores the issue asks a balanced AlphaDDA for, against every opponent
+
+
+def in_sum(out: dict, game: str) -> list[str]:
+    """Each AlphaDDA's score W + D/2 in total against each opponent, the paper's in brackets, and against how
+    many opponents it lies within BAND, ours and the paper's."""
+    paper = paper_tables().get(game, {}).get("total", {})
+    opponents = list(dict.fromkeys(r["opponent"] for r in out["rows"]))
+    lines = ["## In sum: score W + D/2 in total, ours (the paper's)", "",
+             f"| AlphaDDA | {' | '.join(opponents)} | opponents within [{BAND[0]}, {BAND[1]}], ours (the paper's) |",
+             "|---|" + "---|" * (len(opponents) + 1)]  # fmt: skip
+    for adjuster in dict.fromkeys(r["adjuster"] for r in out["rows"]):
+        cells, ours, theirs = [], 0, 0
+        for opponent in opponents:
+            row = next(r for r in out["rows"] if (r["adjuster"], r["opponent"]) == (adjuster, opponent))
+            ref = paper.get(adjuster, {}).get(opponent)  # win, loss, draw
+            score = row["total"]["score"]
+            ours += BAND[0] <= score <= BAND[1]
+            if ref is None:
+                cells.append(f"{score:.2f}")
+                continue
+            theirs += BAND[0] <= ref[0] + ref[2] / 2 <= BAND[1]
+            cells.append(f"{score:.2f} ({ref[0] + ref[2] / 2:.2f})")
+        count = f"{ours} of {len(opponents)}" + (f" ({theirs})" if adjuster in paper else "")
+        lines.append(f"| {adjuster} | {' | '.join(cells)} | {count} |")
+    return [*lines, ""]
 
 
 def tables_report(out: dict, game: str) -> str:
@@ -328,8 +357,11 @@ def tables_report(out: dict, game: str) -> str:
              "(first: the AlphaDDA moved first), with the 95% interval of its win rate and the number of "
              "distinct games behind it (the interval assumes every game differs). AlphaDDA1-3 play the paper's "
              f"Tables 1-3 points; every az side plays with eps {eps:g}"
-             + (" as in the authors' test games." if eps else " (plain eq. 8), so games against AlphaZero repeat."),
-             ""]  # fmt: skip
+             + (" as in the authors' test games." if eps else " (plain eq. 8), so games against AlphaZero repeat.")
+             + " AlphaDDA1Z (ours) plays rth 0 and "
+             + (", ".join(f"{k} {v:g}" for k, v in out["alphadda1z"].items()) if "alphadda1z" in out
+                else "its defaults at the recorded commit") + ".",
+             "", *in_sum(out, game)]  # fmt: skip
     for seat, key in (("total", "total"), ("first", "a_first"), ("second", "a_second")):
         lines += [f"## {seat}", "",
                   "| AlphaDDA | opponent | ours W / L / D | win rate 95% CI | distinct games | paper W / L / D |",

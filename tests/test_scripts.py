@@ -81,6 +81,19 @@ def test_a_replayed_game_counts_once_per_seat_and_from_a_s_side():
     assert once.elo == pytest.approx(often.elo) and once.high - once.low == pytest.approx(often.high - often.low)
 
 
+def test_the_tables_sum_counts_scores_within_the_band_ours_and_the_paper_s():
+    """AlphaDDA1 on Connect4 scoring 0.66 against MCTS2 (out) and 0.35 against Random (in): 1 of 2; the paper's
+    0.46 + 0.00 / 2 against MCTS2 is in, its 0.98 against Random out: (1). AlphaDDA1Z has no paper column."""
+    from experiments.alphadda import in_sum
+
+    rows = [{"adjuster": a, "opponent": o, "total": {"score": s}}
+            for a, o, s in (("alphadda1", "mcts2", 0.66), ("alphadda1", "random", 0.35),
+                            ("alphadda1z", "mcts2", 0.5), ("alphadda1z", "random", 0.7))]  # fmt: skip
+    lines = in_sum({"rows": rows}, "connect4")
+    assert "| alphadda1 | 0.66 (0.46) | 0.35 (0.98) | 1 of 2 (1) |" in lines
+    assert "| alphadda1z | 0.50 | 0.70 | 1 of 2 |" in lines
+
+
 def test_the_paper_findings_read_our_numbers():
     """Hand-made ratings: the N_sim gaps are later minus earlier, C_puct's range leaves out C_puct 0."""
     from experiments.alphadda import paper_findings
