@@ -241,8 +241,7 @@ def strength_report(out: dict, game: str) -> str:
              f"Opponents held at {out['anchors_from']}: {held}; the paper's Table 4: {paper}. Every az plays "
              "at eps 0 (plain eq. 8), as the rated AlphaZero did; the authors' test games used 0.2. So a "
              "deterministic variant replays one game per seat against `az`: the fit counts each distinct game "
-             "once (the tables give how many there were against `az`, of "
-             f"{out['rows'][0]['matches'][0]['total']['games']}).", "",
+             f"once (the tables give how many there were against `az`, of {out['games_per_match']}).", "",
              *paper_findings(out, game), *noise_floor(out, game)]  # fmt: skip
     for key in {r["key"]: None for r in out["rows"]}:
         lines += [f"| {key} | Elo | 95% CI | distinct games against az |", "|---|---|---|---|"]
@@ -342,8 +341,9 @@ def in_sum(out: dict, game: str) -> list[str]:
             if ref is None:
                 cells.append(f"{score:.2f}")
                 continue
-            theirs += BAND[0] <= ref[0] + ref[2] / 2 <= BAND[1]
-            cells.append(f"{score:.2f} ({ref[0] + ref[2] / 2:.2f})")
+            paper_score = ref[0] + ref[2] / 2
+            theirs += BAND[0] <= paper_score <= BAND[1]
+            cells.append(f"{score:.2f} ({paper_score:.2f})")
         count = f"{ours} of {len(opponents)}" + (f" ({theirs})" if adjuster in paper else "")
         lines.append(f"| {adjuster} | {' | '.join(cells)} | {count} |")
     return [*lines, ""]

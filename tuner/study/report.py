@@ -72,15 +72,14 @@ def write_report(folder, storage: str | None = None) -> Path:
         commits = ", ".join(dict.fromkeys(x["environment"]["commit"] for x in runs))
         lines.append(f"- {len(runs)} run{'s' * (len(runs) != 1)} (commits {commits}); the last: {env['device']}, "
                      f"python {env['python']}, {versions}")  # fmt: skip
-    if trials:
-        start, end = min(t.datetime_start for t in trials), max(t.datetime_complete for t in trials)
-        lines.append(f"- trials played from {start:%Y-%m-%d %H:%M} to {end:%Y-%m-%d %H:%M}: "
-                     f"{busy_seconds(trials) / 60:.0f} min with a trial running (validation not counted)")  # fmt: skip
     if not trials:
         lines += ["", "No finished trial yet."]
         path = out / "report.md"
         path.write_text("\n".join(lines) + "\n")
         return path
+    start, end = min(t.datetime_start for t in trials), max(t.datetime_complete for t in trials)
+    lines.append(f"- trials played from {start:%Y-%m-%d %H:%M} to {end:%Y-%m-%d %H:%M}: "
+                 f"{busy_seconds(trials) / 60:.0f} min with a trial running (validation not counted)")  # fmt: skip
     values = [t.value for t in trials]
     best = study.best_trial
     lines += ["", "## Recommendation", ""] + _recommendation(folder, spec, study)
