@@ -11,12 +11,13 @@ AlphaDDA2's took them from its damaged net).
 - AlphaDDA2 (eqs. 4-5): dropout probability P_drop = A_drop (v̄ c + P_drop0), clipped to [0, P_max].
 - AlphaDDA3 (eqs. 6-7): the search scores edges by UCT without priors on a changed value (`search.puct`).
 
-Signs. The web copy of the paper lost minus signs in its tables (its PDF text prints them); the
-equations decide. With A_sim > 0, eq. 2 falls as v̄ c rises (fewer simulations when winning) only
-with its leading minus; and B_sim0 must be negative, or N_sim would be ceil(10^-2.8) = 1 at an even
-game for every Connect4 point of Table A2 (with B_sim0 = -1.4 it is the full 200 at an even game and
-7 at v̄ c = 1). Likewise P_drop0 is negative: with +0.2 the net would be damaged from v̄ c = -0.2 on,
-at P_max once the game is even. So Tables A2-A3 read B_sim0 and P_drop0 as negative, as the PDF and
+Signs. The web copy of the paper lost minus signs in Tables A2-A3 and eq. 2 (its PDF text and both
+copies' Tables 1-2 print them); the equations decide, and the authors' scripts agree. With A_sim > 0,
+eq. 2 falls as v̄ c rises (fewer simulations when winning) only with its leading minus; and B_sim0
+must be negative, or N_sim would be 1 at an even game for every Connect4 point of Table A2
+(ceil(10^-2.8) at Table 1's; with B_sim0 = -1.4 it is the full 200 at an even game and 7 at
+v̄ c = 1). Likewise P_drop0 is negative: with +0.2 the net would be damaged from v̄ c = -0.2 on, at
+P_max once the game is even. So Tables A2-A3 read B_sim0 and P_drop0 as negative, as the PDF and
 Tables 1-2 print them. Eq. 4 prints v̄_n without c_AlphaDDA; like the authors' code we use v̄ c, the
 value from AlphaDDA2's own view, as eqs. 2 and 7 do.
 """
