@@ -16,7 +16,7 @@ import pytest
 from games.rng import derive_seeds
 from tuner.study import bench, truth, validate
 from tuner.study.objective import play_trials, value
-from tuner.study.report import write_report
+from tuner.study.report import validated_table, write_report
 from tuner.study.runner import load, run, status, trial_seed
 from tuner.study.spec import StudyError, StudySpec
 
@@ -380,6 +380,18 @@ def test_compare_without_a_truth_table_reports_the_replayed_recommendations(make
     assert main(["study", "compare", *map(str, folders), "--out", str(folders[0].parent / "cmp")]) == 0
     printed = capsys.readouterr().out
     assert f"| random | 2 of 2 | {np.mean(recommended):.4g} [" in printed
+
+
+def test_compare_clips_the_seeds_interval_to_what_d_can_take_and_names_the_minimum():
+    """Two seeds' replayed D of 10 and 150 (one opponent, 100 games a seat, so D lies in [0, 200]): Student's t
+    with one degree of freedom reaches far below 0 and above 200; the table says [0, 200], and D's best observed
+    values are minima."""
+    records = [{"mcts1": {"first": [50, 0, 50], "second": [50, 0, 50]}}]
+    replayed = {"s": [{"value": 10.0, "records": records}, {"value": 150.0, "records": records}]}
+    curves = {"s": [(np.array([200]), [40.0], 0), (np.array([200]), [60.0], 1)]}
+    text = "\n".join(validated_table(replayed, curves, "dda_d", "MINIMIZE"))
+    assert "| s | 2 of 2 | 80 [0, 200] | 50 |" in text and "minima of noisy trials" in text
+    assert "maxima" in "\n".join(validated_table(replayed, curves, "winrate", "MAXIMIZE"))
 
 
 def test_the_bench_plays_each_study_s_own_games_and_seeds(make_study, tiny_study, monkeypatch):

@@ -75,8 +75,8 @@ def interval(objective: str, replicates: list[dict], seed: int = 0) -> tuple[flo
         if len(replicates) < 2:
             return None
         _, low, high = mean_interval([objectives.value(objective, r) for r in replicates])
-        lopsided = {o: {seat: [sum(wdl), 0, 0] for seat, wdl in s.items()} for o, s in replicates[0].items()}
-        return max(0.0, low), min(objectives.value(objective, lopsided), high)
+        least, most = objective_range(objective, replicates[0])
+        return max(least, low), min(most, high)
     pooled = {o: {seat: np.sum([r[o][seat] for r in replicates], axis=0) for seat in s}
               for o, s in replicates[0].items()}  # fmt: skip
     rng = np.random.default_rng(seed)
@@ -86,6 +86,14 @@ def interval(objective: str, replicates: list[dict], seed: int = 0) -> tuple[flo
               for k in range(BOOTSTRAP)]  # fmt: skip
     low, high = np.quantile(values, [0.025, 0.975])
     return float(low), float(high)
+
+
+def objective_range(objective: str, record: dict) -> tuple[float, float]:
+    """The least and greatest values `objective` can take on a trial of `record`'s games per opponent and seat."""
+    if objective == "winrate":
+        return 0.0, 1.0
+    lopsided = {o: {seat: [sum(wdl), 0, 0] for seat, wdl in s.items()} for o, s in record.items()}
+    return 0.0, objectives.value(objective, lopsided)
 
 
 def mean_interval(values) -> tuple[float, float, float]:

@@ -18,7 +18,7 @@ from optuna.trial import TrialState
 
 from tuner.match import Record, format_interval
 from tuner.study import validate
-from tuner.study.recommend import mean_interval, recommendation
+from tuner.study.recommend import mean_interval, objective_range, recommendation
 from tuner.study.runner import RUNS, load
 from tuner.study.spec import OBJECTIVES, StudyError
 
@@ -221,24 +221,26 @@ def write_comparison(folders, out, storage: str | None = None) -> Path:
     for strategy, n, mean, sd, low, high, games in rows:
         mark = " **(best)**" if math.isclose(mean, best_mean) else ""
         lines.append(f"| {strategy}{mark} | {n} | {mean:.4g} | {sd:.3g} | {low:.4g} | {high:.4g} | {games} |")
-    lines += ["", *validated_table(replayed, curves, objective)]
+    lines += ["", *validated_table(replayed, curves, objective, direction)]
     path = out / "compare.md"
     path.write_text("\n".join(lines) + "\n")
     return path
 
 
-def validated_table(replayed: dict, curves: dict, objective: str) -> list[str]:
+def validated_table(replayed: dict, curves: dict, objective: str, direction: str) -> list[str]:
     """Markdown: per strategy, the mean over seeds of its recommendation's replayed value (`[validate]`) with a
-    95% Student-t interval, beside the mean best observed trial: the comparison to act on without a truth table."""
+    95% Student-t interval clipped to the objective's range, beside the mean best observed trial: the
+    comparison to act on without a truth table."""
 
+    extreme = "maxima" if direction == "MAXIMIZE" else "minima"
     lines = ["## Recommendations, replayed", ""]
     if not any(r for rows in replayed.values() for r in rows):
-        return lines + ["No study here replayed its recommendation: the best observed values are maxima of "
+        return lines + [f"No study here replayed its recommendation: the best observed values are {extreme} of "
                         "noisy trials, biased by the winner's curse. Add a `[validate]` table to each study.toml and "
                         "run it again, or score the recommendations with `--truth`."]  # fmt: skip
     lines += [f"Each seed's recommendation replayed with fresh games (`[validate]`); mean over the seeds replayed with "
-              f"a 95% interval from their spread. The best observed {objective} is the maximum of noisy trials, "
-              "biased by the winner's curse.", "",
+              f"a 95% interval from their spread (clipped to what {objective} can take). The best observed "
+              f"{objective} values are {extreme} of noisy trials, biased by the winner's curse.", "",
               f"| strategy | seeds replayed | replayed {objective} of the recommendation [95% CI] | best observed |",
               "|---|---|---|---|"]  # fmt: skip
     for name in sorted(replayed):
@@ -248,6 +250,8 @@ def validated_table(replayed: dict, curves: dict, objective: str) -> list[str]:
             lines.append(f"| {name} | 0 of {len(replayed[name])} | not replayed | {observed:.4g} |")
             continue
         mean, low, high = mean_interval(values)
+        least, most = objective_range(objective, next(r for r in replayed[name] if r is not None)["records"][0])
+        low, high = max(least, low), min(most, high)
         spread = "(one seed: no interval)" if len(values) == 1 else f"[{low:.4g}, {high:.4g}]"
         lines.append(f"| {name} | {len(values)} of {len(replayed[name])} | {mean:.4g} {spread} | {observed:.4g} |")
     return lines
