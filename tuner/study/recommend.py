@@ -74,9 +74,9 @@ def interval(objective: str, replicates: list[dict], seed: int = 0) -> tuple[flo
     if objective != "winrate":
         if len(replicates) < 2:
             return None
-        _, low, high = mean_interval([objectives.value(objective, r) for r in replicates])
-        least, most = objective_range(objective, replicates[0])
-        return max(least, low), min(most, high)
+        values = [objectives.value(objective, r) for r in replicates]
+        _, low, high = mean_interval(values, within=objective_range(objective, replicates[0]))
+        return low, high
     pooled = {o: {seat: np.sum([r[o][seat] for r in replicates], axis=0) for seat in s}
               for o, s in replicates[0].items()}  # fmt: skip
     rng = np.random.default_rng(seed)
@@ -96,13 +96,15 @@ def objective_range(objective: str, record: dict) -> tuple[float, float]:
     return 0.0, objectives.value(objective, lopsided)
 
 
-def mean_interval(values) -> tuple[float, float, float]:
-    """The mean of independent values (seeds, replicates) and its 95% Student-t interval from their spread
-    (nan bounds for one value)."""
+def mean_interval(values, within=(-math.inf, math.inf)) -> tuple[float, float, float]:
+    """The mean of independent values (seeds, replicates) and its 95% Student-t interval from their spread,
+    clipped to `within`, the values' possible range (nan bounds for one value)."""
     values = np.asarray(values, dtype=float)
     n, mean = len(values), float(values.mean())
-    half = t_quantile(n) * float(values.std(ddof=1)) / math.sqrt(n) if n > 1 else math.nan
-    return mean, mean - half, mean + half
+    if n < 2:
+        return mean, math.nan, math.nan
+    half = t_quantile(n) * float(values.std(ddof=1)) / math.sqrt(n)
+    return mean, max(within[0], mean - half), min(within[1], mean + half)
 
 
 def t_quantile(n: int) -> float:

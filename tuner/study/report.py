@@ -249,9 +249,8 @@ def validated_table(replayed: dict, curves: dict, objective: str, direction: str
         if not len(values):
             lines.append(f"| {name} | 0 of {len(replayed[name])} | not replayed | {observed:.4g} |")
             continue
-        mean, low, high = mean_interval(values)
-        least, most = objective_range(objective, next(r for r in replayed[name] if r is not None)["records"][0])
-        low, high = max(least, low), min(most, high)
+        shape = next(r for r in replayed[name] if r is not None)["records"][0]
+        mean, low, high = mean_interval(values, within=objective_range(objective, shape))
         spread = "(one seed: no interval)" if len(values) == 1 else f"[{low:.4g}, {high:.4g}]"
         lines.append(f"| {name} | {len(values)} of {len(replayed[name])} | {mean:.4g} {spread} | {observed:.4g} |")
     return lines
