@@ -8,7 +8,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tuner.study.provenance import environment  # noqa: F401  (the benchmarks' record of a figure)
+from tuner.provenance import environment  # noqa: F401  (the benchmarks' record of a figure)
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -23,7 +23,7 @@ import torch
 import games
 import nets
 from search.puct import PUCT
-from tuner.study.provenance import environment
+from tuner.provenance import environment
 
 
 def random_positions(game, n: int, seed: int) -> list:

@@ -53,9 +53,9 @@ def openspiel_bot(name: str, simulations: int, seed: int):
 
 
 def ours_rate(name, spec, state, rounds, seed):
-    import search
+    from tuner.agents import make_agent
 
-    agent = search.make_agent(name, spec, seed=seed)
+    agent = make_agent(name, spec, seed=seed)
     agent.select_action(state)  # compile, warm caches
     rates = []
     for _ in range(rounds):
@@ -99,8 +99,8 @@ def match_rates(name, games, seed):
 def strength(name, simulations, games, seed):
     """Our `mcts` (AlphaDDA's C = 0.5, N_open = 5) against MCTSBot, both at `simulations`; our score."""
     import games as registry
-    import search
     from search.agents import Agent
+    from tuner.agents import make_agent
     from tuner.match import Record, play_game
 
     class OpenSpielMCTS(Agent):
@@ -115,7 +115,7 @@ def strength(name, simulations, games, seed):
             return self.bot.step(openspiel_state(name, state.history()))
 
     game = registry.load(name)
-    ours = search.make_agent(game, f"mcts:simulations={simulations}", seed=seed)
+    ours = make_agent(game, f"mcts:simulations={simulations}", seed=seed)
     theirs = OpenSpielMCTS(game)
     record = Record()
     for i in range(games):
@@ -127,13 +127,13 @@ def startup_child(cache_dir: str) -> None:
     os.environ["NUMBA_CACHE_DIR"] = cache_dir
     t = time.perf_counter()
     import games
-    import search
+    from tuner.agents import make_agent
 
     out = {"import": time.perf_counter() - t}
     for spec in ("mcts", "sp", "ap", "minimax1"):
         t = time.perf_counter()
         game = games.load("connect4")
-        agent = search.make_agent(game, spec, seed=0)
+        agent = make_agent(game, spec, seed=0)
         agent.select_action(game.new_initial_state())
         out[spec] = time.perf_counter() - t
     print(json.dumps(out))

@@ -25,7 +25,7 @@ import games
 import nets
 from nets.selfplay import Examples, self_play
 from nets.train import TABLE_A1, learn
-from tuner.study.provenance import environment
+from tuner.provenance import environment
 
 
 def selfplay_rate(game, evaluator, settings: dict, *, total: int, concurrent: int, leaves: int, rounds: int,

@@ -22,10 +22,9 @@ import numpy as np
 from numba import njit
 
 import games
-import search
 from benchmarks.common import environment
 from games.rng import make_rng
-from tuner.strategies import choose, update
+from tuner.agents import make_agent
 
 STRATEGIES = ["nmc", "lsi", "ea", "ntbea", "cmaes", "grid", "random"]
 SETUPS = [("sp", "C+eps"), ("ap", "C+eps+K+Ref"), ("ap", "all")]
@@ -33,12 +32,12 @@ GAMES = ("othello", "connect4")
 
 
 @njit(nogil=True, error_model="numpy")  # as every kernel (games.jit)
-def tuner_steps(state, rng, n, rewards):
+def tuner_steps(steps, state, rng, n, rewards):
     """n choose+update steps with rewards from a fixed sequence (what the search adds per player)."""
     x = np.zeros(state.sizes.shape[0], dtype=np.int64)
     for i in range(n):
-        choose(state, rng, x)
-        update(state, x, rewards[i % rewards.shape[0]], rng)
+        steps.choose(state, rng, x)
+        steps.update(state, x, rewards[i % rewards.shape[0]], rng)
 
 
 def tuner_cost(tuner, rounds, rewards, steps):
@@ -46,7 +45,7 @@ def tuner_cost(tuner, rounds, rewards, steps):
     each game's reset included."""
     per_step = []
     if tuner.kind != "cmaes":
-        tuner_steps(tuner.compiled, make_rng(1), 10, rewards)  # compile
+        tuner_steps(tuner.steps, tuner.compiled, make_rng(1), 10, rewards)  # compile
     for r in range(rounds):
         t0 = time.perf_counter()
         tuner.reset(seed=r)
@@ -57,7 +56,7 @@ def tuner_cost(tuner, rounds, rewards, steps):
                 tuner.tell_generation(rewards[done % 4000 : done % 4000 + len(points)])
                 done += len(points)
         else:
-            tuner_steps(tuner.compiled, make_rng(r), steps, rewards)
+            tuner_steps(tuner.steps, tuner.compiled, make_rng(r), steps, rewards)
         per_step.append((time.perf_counter() - t0) / steps * 1e9)
     return statistics.median(per_step)
 
@@ -86,7 +85,7 @@ def main():
     for name in GAMES:
         game = games.load(name)
         for agent_name in dict(SETUPS):
-            agent = search.make_agent(game, f"{agent_name}:simulations={args.simulations}", seed=args.seed)
+            agent = make_agent(game, f"{agent_name}:simulations={args.simulations}", seed=args.seed)
             rate(agent, game.new_initial_state())  # compile
             rates = [rate(agent, game.new_initial_state()) for _ in range(args.rounds)]
             fixed[name, agent_name] = statistics.median(rates)
@@ -97,7 +96,7 @@ def main():
     for agent_name, tune in SETUPS:
         game = games.load("connect4")
         for strategy in strategies:
-            agent = search.make_agent(game, f"{agent_name}:tuner={strategy},tune={tune}", seed=args.seed)
+            agent = make_agent(game, f"{agent_name}:tuner={strategy},tune={tune}", seed=args.seed)
             ns = tuner_cost(agent.search.tuners[0], args.rounds, rewards, args.steps)
             shares = {g: 2 * ns * 1e-9 * fixed[g, agent_name] for g in GAMES}  # two players' steps a simulation
             d = len(agent.search.tuners[0].space)
@@ -116,9 +115,9 @@ def main():
             state = game.new_initial_state()
             for agent_name, tune in SETUPS:
                 fixed_spec = f"{agent_name}:simulations={args.simulations}"
-                plain = search.make_agent(game, fixed_spec, seed=args.seed)
+                plain = make_agent(game, fixed_spec, seed=args.seed)
                 for strategy in strategies:
-                    tuned = search.make_agent(game, f"{fixed_spec},tuner={strategy},tune={tune}", seed=args.seed)
+                    tuned = make_agent(game, f"{fixed_spec},tuner={strategy},tune={tune}", seed=args.seed)
                     rate(tuned, state)  # compile
                     pairs = [(rate(plain, state), rate(tuned, state)) for _ in range(args.rounds)]
                     f, t = statistics.median(p[0] for p in pairs), statistics.median(p[1] for p in pairs)

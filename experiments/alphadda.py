@@ -34,7 +34,7 @@ from search.alphadda import TABLE_1Z
 from tuner.match import play_matches
 from tuner.match.ratings import bradley_terry
 from tuner.match.stats import format_interval
-from tuner.study.provenance import environment
+from tuner.provenance import environment
 
 OUT = "experiments/results/alphadda"
 SWEEPS = {  # Figs. 3A, 3B and 4: the az key each varies and its values

@@ -22,7 +22,7 @@ from tqdm import tqdm
 
 from nets.train import TABLE_A1
 from tuner.match import round_robin, tournament_ratings
-from tuner.study.provenance import environment
+from tuner.provenance import environment
 
 TABLE_4 = {  # [AlphaDDA Table 4]
     "connect4": {"az": 1978, "mcts1": 1731, "mcts2": 1506, "minimax1": 1355, "random": 930.6},

@@ -23,10 +23,10 @@ from dataclasses import dataclass
 import numpy as np
 
 import games
-import search
+from tuner.agents import make_agent
 from tuner.match import play_game
+from tuner.provenance import environment
 from tuner.study import truth
-from tuner.study.provenance import environment
 
 
 @dataclass
@@ -44,8 +44,8 @@ STRATEGIES = ["nmc", "lsi", "ea", "ntbea", "cmaes"]
 def recommendations(args, strategy: str, table) -> list[dict]:
     """Each game's end: the agent's seat's recommendation, its truth and regret, and the game's result."""
     game = games.load(table.spec.game)
-    agent = search.make_agent(game, f"sp:simulations=100,tuner={strategy},tune=C+eps", seed=args.seed)
-    opponent = search.make_agent(game, table.spec.opponents[0], seed=args.seed + 1)
+    agent = make_agent(game, f"sp:simulations=100,tuner={strategy},tune=C+eps", seed=args.seed)
+    opponent = make_agent(game, table.spec.opponents[0], seed=args.seed + 1)
     out = []
     for index in range(args.games):
         result = play_game(game, agent, opponent, args.seed, index)

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 import numpy as np
 from joblib import Parallel, delayed
 
-import search
 from games.rng import derive_seeds
+from tuner.agents import make_agent
 from tuner.play import DEFAULT_SPEC, Opponent, Profiles
-from tuner.study.provenance import environment
+from tuner.provenance import environment
 
 
 @dataclass
@@ -44,7 +44,7 @@ def person_games(args, person: str, repetition: int, path: str) -> dict:
     """One scripted person's games, each through a freshly opened profile; z and the result after each."""
     seed_person, seed_opponent = derive_seeds(args.seed, list(PEOPLE).index(person), repetition, count=2, bits=64)
     name = f"{person}-{repetition}"
-    me = search.make_agent(args.game, PEOPLE[person], seed=seed_person)
+    me = make_agent(args.game, PEOPLE[person], seed=seed_person)
     levels, results = [], []
     for k in range(args.games):
         bot = Opponent(args.game, args.opponent, profile=name, profiles=path, seed=seed_opponent + k)

@@ -23,11 +23,11 @@ from joblib import Parallel, delayed
 from tqdm import tqdm
 
 import games
-import search
 from search.mcts import EPSILON, C
+from tuner.agents import make_agent
 from tuner.match import Record, play_game, play_match
+from tuner.provenance import environment
 from tuner.strategies import SA_MCTS_TABLE_I
-from tuner.study.provenance import environment
 
 
 @dataclass
@@ -51,8 +51,8 @@ def tuned_match(args, game, agent, tune, strategy, seed):
 def table5_match(args, game, seed):
     """NTBEA-tuned SP (A) against SP with C and epsilon drawn at random before each game (B)."""
     g = games.load(game)
-    tuned = search.make_agent(g, f"sp:simulations={args.simulations},tuner=ntbea", seed=seed)
-    drawn = search.make_agent(g, f"sp:simulations={args.simulations}", seed=seed + 1)
+    tuned = make_agent(g, f"sp:simulations={args.simulations},tuner=ntbea", seed=seed)
+    drawn = make_agent(g, f"sp:simulations={args.simulations}", seed=seed + 1)
     draws = np.random.default_rng(seed)
     record = Record()
     for i in range(args.games):

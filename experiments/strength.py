@@ -24,9 +24,9 @@ import numpy as np
 from joblib import Parallel, delayed
 
 import games
-import search
+from tuner.agents import make_agent
 from tuner.match import Record, play_game, play_match
-from tuner.study.provenance import environment
+from tuner.provenance import environment
 
 
 @dataclass
@@ -86,8 +86,8 @@ def dsa_match(args, kind, dz, opponent, n_games, seed, floor="-inf"):
     record of the second half of the match."""
     game = games.load("connect4")
     spec = f"mcts:simulations={args.simulations},dsa={kind},floor={floor}" + (f",dz={dz}" if dz else "")
-    agent = search.make_agent(game, spec, seed=seed)
-    other = search.make_agent(game, opponent, seed=seed + 1)
+    agent = make_agent(game, spec, seed=seed)
+    other = make_agent(game, opponent, seed=seed + 1)
     record, late, zs = Record(), Record(), []
     for i in range(n_games):
         outcome = play_game(game, agent, other, seed, i).outcome

@@ -100,7 +100,7 @@ class Breakthrough(Game):
     max_game_length = 2 * (N * (N - 1) + N * (N - 2))  # every move takes a piece one row forward
     own_moves = 33  # measured: SP self-play at 1000 simulations lasts 66.2 plies on average
     intra_moves = 40
-    minimax = None  # AlphaDDA defines no evaluation for it
+    evaluations = {}  # AlphaDDA defines no evaluation for it
     symbols = ("b", "w")  # black moves first, from rows 8 and 7
 
     def planes(self, s):

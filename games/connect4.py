@@ -7,7 +7,8 @@ State array: [player-0 discs, player-1 discs, player to move, status (games.kern
 
 import numpy as np
 
-from games.game import Game
+from games.bits import popcount
+from games.game import Evaluation, Game
 from games.jit import kernel
 from games.kernels import GameKernels, encode_planes, status_terminal, status_to_move, status_winner
 
@@ -65,6 +66,33 @@ def encode(s, out, row):
     encode_planes(s, out, row, ROWS, COLS, ROWS - 1, -1, _H)
 
 
+@kernel
+def minimax_eval(s, weights, player):
+    """AlphaDDA's Minimax evaluation [AlphaDDA App. 4, eq. 13] from `player`'s view, weights = [R]: every run of
+    two same-colour discs scores R and every run of three R^2 (counted in the four directions, overlapping: a run
+    of three also holds two runs of two), the player's discs minus the opponent's; a won game scores R^3."""
+    r = weights[0]
+    if status_terminal(s):
+        w = status_winner(s)
+        return 0.0 if w < 0 else (r * r * r if w == player else -r * r * r)
+    total = 0.0
+    for p in range(2):
+        b = s[p]
+        runs = 0.0
+        for d in LINE_SHIFTS:
+            two = b & (b >> d)
+            # [AlphaDDA eq. 13]
+            runs += r * np.float64(popcount(two)) + r * r * np.float64(popcount(two & (b >> (d + d))))
+        total += runs if p == player else -runs
+    return total
+
+
+# Minimax1 and Minimax2 [AlphaDDA App. 4]: R = 100 and R = 2
+EVALUATIONS = {
+    "minimax1": Evaluation(minimax_eval, np.array([100.0])),
+    "minimax2": Evaluation(minimax_eval, np.array([2.0])),
+}
+
 KERNELS = GameKernels(init, legal, apply, status_terminal, status_winner, status_to_move, encode)
 
 
@@ -78,7 +106,7 @@ class Connect4(Game):
     max_game_length = ROWS * COLS
     own_moves = 17  # measured: SP self-play at 1000 simulations lasts 34.5 plies on average
     intra_moves = 21  # one player's share of the longest game
-    minimax = "connect4"
+    evaluations = EVALUATIONS
 
     def planes(self, s):
         bits = np.array([[_H * c + r for c in range(COLS)] for r in reversed(range(ROWS))], dtype=np.uint64)

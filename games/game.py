@@ -9,6 +9,7 @@ board symmetries.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -34,6 +35,16 @@ class Outcome:
         return [1.0, -1.0] if self.winner == 0 else [-1.0, 1.0]
 
 
+@dataclass(frozen=True)
+class Evaluation:
+    """A static evaluation of positions for a depth-limited search: `evaluate(s, weights, player)`, a compiled
+    kernel, scores state array `s` from `player`'s view (higher is better for that player), a won game
+    above any unfinished one; `weights` (float64) are its constants."""
+
+    evaluate: Callable
+    weights: np.ndarray
+
+
 class Game:
     """Rules and metadata of a two-player, zero-sum, perfect-information game.
 
@@ -50,11 +61,11 @@ class Game:
     max_game_length: int  # an upper bound on the number of plies of any game
     own_moves: int  # one player's moves in a typical game (what on-line LSI budgets a game by)
     intra_moves: int  # one player's moves over which intra-game strength adjustment cools down
-    minimax: str | None  # the family of AlphaDDA's minimax evaluation ("connect4", "othello"), or None
+    evaluations: dict[str, Evaluation]  # static evaluations by name (AlphaDDA's "minimax1", "minimax2"), maybe none
     symbols: tuple[str, str] = ("x", "o")  # how `render` draws player 0's pieces and player 1's
 
     FACTS = ("name", "kernels", "state_size", "max_legal", "num_actions", "board_shape", "max_game_length",
-             "own_moves", "intra_moves", "minimax")  # fmt: skip
+             "own_moves", "intra_moves", "evaluations")  # fmt: skip
 
     def __init__(self):
         self._symmetries = None
@@ -72,6 +83,11 @@ class Game:
         s = np.zeros(self.state_size, dtype=np.uint64)
         self.kernels.init(s)
         return State(self, s, [])
+
+    def search_depth(self, s: np.ndarray, depth: int, endgame: int) -> int:
+        """How deep a minimax search with `evaluations` looks from state array `s`: `depth`, or to the end
+        where the game counts `s` as an endgame of `endgame` or fewer (here never: Othello overrides)."""
+        return depth
 
     def symmetries(self, planes: np.ndarray, policy: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
         """Every board symmetry applied to encoded planes [C, rows, cols] and a policy [num_actions].

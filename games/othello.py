@@ -11,7 +11,7 @@ status (games.kernels), legal-move mask of the player to move, plies].
 import numpy as np
 
 from games.bits import lowest_bit_index, popcount
-from games.game import Game
+from games.game import Evaluation, Game
 from games.jit import kernel
 from games.kernels import GameKernels, encode_planes, status_terminal, status_to_move, status_winner
 
@@ -157,6 +157,64 @@ KERNELS8 = GameKernels(init8, legal8, apply8, status_terminal, status_winner, st
 KERNELS6 = GameKernels(init6, legal6, apply6, status_terminal, status_winner, status_to_move, encode6)
 
 
+# eq. (14) and (15), row by row from the top-left corner
+# [AlphaDDA eq. 14]
+OTHELLO6_WEIGHTS = np.array(
+    [
+        [30, -5, 2, 2, -5, 30],
+        [-5, -15, 3, 3, -15, -5],
+        [2, 3, 0, 0, 3, 2],
+        [2, 3, 0, 0, 3, 2],
+        [-5, -15, 3, 3, -15, -5],
+        [30, -5, 2, 2, -5, 30],
+    ],
+    dtype=np.float64,
+).ravel()
+# [AlphaDDA eq. 15]
+OTHELLO8_WEIGHTS = np.array(
+    [
+        [120, -20, 20, 5, 5, 20, -20, 120],
+        [-20, -40, -5, -5, -5, -5, -40, -20],
+        [20, -5, 15, 3, 3, 15, -5, 20],
+        [5, -5, 3, 3, 3, 3, -5, 5],
+        [5, -5, 3, 3, 3, 3, -5, 5],
+        [20, -5, 15, 3, 3, 15, -5, 20],
+        [-20, -40, -5, -5, -5, -5, -40, -20],
+        [120, -20, 20, 5, 5, 20, -20, 120],
+    ],
+    dtype=np.float64,
+).ravel()
+
+
+@kernel
+def minimax_eval(s, weights, player):
+    """AlphaDDA's Minimax evaluation [AlphaDDA App. 4, eqs. 14-15] from `player`'s view, weights = one per square
+    (eq. 14 or 15 for Minimax1, ones for Minimax2): the weights of the player's discs minus the opponent's; a won
+    game scores 1000."""
+    if status_terminal(s):
+        w = status_winner(s)
+        return 0.0 if w < 0 else (1000.0 if w == player else -1000.0)
+    total = 0.0
+    for p in range(2):
+        b = s[p]
+        while b:
+            v = weights[lowest_bit_index(b)]
+            total += v if p == player else -v
+            b &= b - np.uint64(1)
+    return total
+
+
+@kernel
+def empty_squares(s, squares):
+    """Squares left empty on an Othello board of `squares` squares."""
+    return squares - np.int64(popcount(s[0] | s[1]))
+
+
+def _evaluations(table: np.ndarray) -> dict[str, Evaluation]:
+    """Minimax1 (the board's weights of eq. 14 or 15) and Minimax2 (every square 1) [AlphaDDA App. 4]."""
+    return {"minimax1": Evaluation(minimax_eval, table), "minimax2": Evaluation(minimax_eval, np.ones_like(table))}
+
+
 class Othello(Game):
     """Othello on a `size` x `size` board (8 or 6)."""
 
@@ -174,7 +232,11 @@ class Othello(Game):
         self.max_game_length = 2 * size * size  # a pass never follows a pass
         # one player's moves: 6x6 SP self-play at 1000 simulations lasts 32.7 plies; 8x8 about 60 less passes
         self.own_moves = self.intra_moves = {8: 30, 6: 16}[size]
-        self.minimax = "othello"
+        self.evaluations = _evaluations({8: OTHELLO8_WEIGHTS, 6: OTHELLO6_WEIGHTS}[size])
+
+    def search_depth(self, s, depth, endgame):
+        """To the end once `endgame` or fewer squares are empty [AlphaDDA App. 4: six for its Minimax players]."""
+        return self.max_game_length if empty_squares(s, self.size * self.size) <= endgame else depth
 
     def planes(self, s):
         n = self.size

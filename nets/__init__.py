@@ -9,34 +9,27 @@
                                                   # fill rows, ev.evaluate(batch, n) -> batch.priors, batch.values
 
 `model` holds the network and its sizes, `checkpoint` the one-file format, `evaluator` the batched
-evaluator the searches call (DESIGN §8). Importing this package changes no global torch setting
-(threads, seeds, default dtype).
+evaluator the searches call (DESIGN §8), `shipped` the shipped nets and what `az:net=...` names.
+Importing this package imports nothing until a name is used (torch only with the first network), and
+changes no global torch setting (threads, seeds, default dtype).
 """
 
-from nets.checkpoint import FORMAT_VERSION, CheckpointError, load, save
-from nets.evaluator import NetEvaluator
-from nets.model import INPUT_PLANES, MAX_DROPOUT, SIZES, Arch, PolicyValueNet, build, row_dropout
-from search.evaluator import register_net_loader
+_CHECKPOINT = ("FORMAT_VERSION", "CheckpointError", "load", "save")
+_MODEL = ("INPUT_PLANES", "MAX_DROPOUT", "SIZES", "Arch", "PolicyValueNet", "build", "row_dropout")
+_SHIPPED = ("make_evaluator", "shipped_nets")
+__all__ = sorted((*_CHECKPOINT, *_MODEL, *_SHIPPED, "NetEvaluator"))
 
 
-def _evaluator_for(net: str, game, device: str) -> NetEvaluator:
-    """`az:net=PATH`: the checkpoint at PATH, which must be for `game`, evaluated on `device`."""
-    return NetEvaluator(load(net, game=game.name), device=device)
-
-
-register_net_loader(_evaluator_for)
-
-__all__ = [
-    "FORMAT_VERSION",
-    "INPUT_PLANES",
-    "MAX_DROPOUT",
-    "SIZES",
-    "Arch",
-    "CheckpointError",
-    "NetEvaluator",
-    "PolicyValueNet",
-    "build",
-    "load",
-    "row_dropout",
-    "save",
-]
+def __getattr__(name):
+    """Each name imported from its module on first use: `import nets.shipped` alone needs no torch."""
+    if name in _CHECKPOINT:
+        from nets import checkpoint as module
+    elif name in _MODEL:
+        from nets import model as module
+    elif name in _SHIPPED:
+        from nets import shipped as module
+    elif name == "NetEvaluator":
+        from nets import evaluator as module
+    else:
+        raise AttributeError(f"module 'nets' has no attribute {name!r}")
+    return getattr(module, name)

@@ -1,42 +1,10 @@
-"""Tree searches (UCT, MAST, GRAVE, AlphaZero's PUCT), minimax and random players, built from spec strings."""
+"""Tree searches (UCT, MAST, GRAVE, AlphaZero's PUCT), minimax, move choice and strength adjusters.
 
-from search.agents import (
-    AGENTS,
-    Agent,
-    AgentGroup,
-    AgentKind,
-    MCTSAgent,
-    MinimaxAgent,
-    RandomAgent,
-    SearchAgent,
-    adapts_between_games,
-    batches,
-    check_spec,
-    group_key,
-    make_agent,
-    make_agents,
-    parse_spec,
-)
-from search.mcts import MCTS, SearchResult
-from search.spec import AgentSpec
+This layer knows games (`games`) and nothing above: it declares what it needs of the layers above as
+protocols (`search.evaluator.Evaluator`, `search.allocation.AllocationSteps`) and receives their
+implementations as arguments. Agents are built from spec strings by `tuner.agents`.
 
-__all__ = [
-    "AGENTS",
-    "Agent",
-    "AgentGroup",
-    "AgentKind",
-    "AgentSpec",
-    "MCTS",
-    "MCTSAgent",
-    "MinimaxAgent",
-    "RandomAgent",
-    "SearchAgent",
-    "SearchResult",
-    "adapts_between_games",
-    "batches",
-    "check_spec",
-    "group_key",
-    "make_agent",
-    "make_agents",
-    "parse_spec",
-]
+`search.mcts` (UCT, GRAVE, MAST in one compiled loop), `search.puct` (AlphaZero's batched search),
+`search.minimax`, `search.move_choice` (softmax-z), `search.strength` (Wu et al.'s adjusters),
+`search.alphadda` (AlphaDDA1-3), and the players over them: `search.agents`, `search.az`, `search.perfect`.
+"""

@@ -8,7 +8,8 @@ evaluator owns the batch's arrays, so it can place them where its forward pass w
 host memory for a GPU) while the compiled search writes into them directly as plain numpy arrays.
 
 This layer declares the protocol and imports neither torch nor `nets` (imports point down only);
-`nets.NetEvaluator` implements it over a policy-value network [AlphaDDA App. 1]. Two net-free
+`nets.NetEvaluator` implements it over a policy-value network [AlphaDDA App. 1], and `nets.shipped`
+turns `az:net=...` into an evaluator. Two net-free
 evaluators live here, for tests and as baselines: `UniformEvaluator(value="zero")` (uniform priors,
 value 0) and `UniformEvaluator(value="playout")` (uniform priors, one random playout per row, the
 classic MCTS estimate), both compiled where work is done per row.
@@ -23,10 +24,7 @@ Conventions, shared by every evaluator:
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -34,6 +32,8 @@ import numpy as np
 import games
 from games.jit import kernel
 from games.kernels import random_playout
+
+MAX_DROPOUT = 0.95  # P_max [AlphaDDA §3.3]: the largest dropout probability of a row (nets.model refuses more)
 
 
 @dataclass(eq=False)
@@ -179,58 +179,6 @@ class UniformEvaluator:
         else:
             g = batch.game
             playout_values(g.kernels, batch.states, batch.keys, n, g.max_legal, self.salt, batch.values)
-
-
-MAX_DROPOUT = 0.95  # P_max [AlphaDDA §3.3]: the largest dropout probability of a row (nets.model refuses more)
-NET_FREE = ("uniform", "playout")  # the net-free baselines an `az` agent can play with
-_NET_LOADERS = []  # functions (net, game, device) -> Evaluator; `nets` registers its own on import
-
-
-def register_net_loader(loader) -> None:
-    """Let `az:net=...` load networks with `loader(net, game, device) -> Evaluator` (nets does this)."""
-    if loader not in _NET_LOADERS:
-        _NET_LOADERS.append(loader)
-
-
-def shipped_nets() -> dict[str, Path]:
-    """The trained networks shipped with sparring (nets/shipped/NAME.pt) by name; found without importing torch."""
-    folder = Path(importlib.util.find_spec("nets").origin).parent / "shipped"
-    return {p.stem: p for p in sorted(folder.glob("*.pt"))}
-
-
-def resolve_net(net: str | None, game: games.Game) -> str:
-    """What `az:net=NET` names for `game`: uniform / playout, a shipped net's path (NET a shipped name,
-    or left out: the game's own), or a checkpoint's path; anything else is a one-line ValueError."""
-    if net in NET_FREE:
-        return net
-    shipped = shipped_nets()
-    names = ", ".join(shipped) or "none"
-    if net is None:
-        if game.name in shipped:
-            return str(shipped[game.name])
-        raise ValueError(f"az needs net=PATH (a checkpoint) or a shipped net's name (shipped: {names}; none for "
-                         f"{game.name}), or net=uniform / net=playout")  # fmt: skip
-    if net in shipped:
-        return str(shipped[net])
-    if not Path(net).is_file():
-        raise ValueError(f"no network at {net!r} and no shipped net of that name (shipped: {names}): give a "
-                         "checkpoint's path, a shipped net's name, or net=uniform / net=playout")  # fmt: skip
-    return net
-
-
-def make_evaluator(net: str | None, game: games.Game, *, device: str = "auto") -> Evaluator:
-    """The evaluator of `az:net=NET` (see `resolve_net`): `uniform` (value 0) or `playout` without a
-    network, else the loader `nets` registers; a net that cannot be had is a one-line ValueError.
-    Its draws depend only on each row's key, a draw of that row's game: a game plays the same whichever
-    games share the evaluator.
-
-    This layer never imports torch itself: the first request for a network imports `nets`."""
-    net = resolve_net(net, game)
-    if net in NET_FREE:
-        return UniformEvaluator(value="zero" if net == "uniform" else "playout")
-    if not _NET_LOADERS:
-        importlib.import_module("nets")  # registers its loader
-    return _NET_LOADERS[-1](net, game, device)
 
 
 @kernel

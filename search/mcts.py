@@ -19,9 +19,6 @@ import numpy as np
 from games.jit import kernel
 from games.rng import next_u64, randint, uniform
 from search.tree import FREE_NODE, FREE_ROW, FULL, ROOT, child, clear, copy_subtree, new_tree, root_statistics
-from tuner.strategies import Strategy
-from tuner.strategies import choose as tuner_choose
-from tuner.strategies import update as tuner_update
 
 # indices of the search-control parameter vector (SA-MCTS Table I)
 C, EPSILON, K, REF, VO, T = range(6)
@@ -236,11 +233,12 @@ def run_simulations(g, tree, root_state, params, settings, n_simulations, rng, m
 
 @kernel
 def run_tuned_simulations(g, tree, root_state, params, settings, n_simulations, rng, max_legal, max_length,
-                          state0, state1, values, columns):  # fmt: skip
+                          steps, state0, state1, values, columns):  # fmt: skip
     """As run_simulations, with each player's tuned parameters chosen before every simulation.
 
-    state0/state1: each player's strategy state (its type selects the strategy, tuner.strategies);
-    values [d, V]: the values of the d tuned parameters; columns [d]: their places in params.
+    steps: the strategy's compiled steps (search.allocation.AllocationSteps); state0/state1: each
+    player's strategy state; values [d, V]: the values of the d tuned parameters; columns [d]: their
+    places in params.
     """
     s, legal, scores, path, movers, moves, players = work_buffers(root_state, max_legal, max_length)
     d = columns.shape[0]
@@ -250,14 +248,14 @@ def run_tuned_simulations(g, tree, root_state, params, settings, n_simulations, 
         if tree.meta[FULL] == 1:
             return i
         # [SA-MCTS Fig. 1]: each player's strategy chooses before the simulation and learns its result after
-        tuner_choose(state0, rng, x0)
-        tuner_choose(state1, rng, x1)
+        steps.choose(state0, rng, x0)
+        steps.choose(state1, rng, x1)
         for j in range(d):
             params[0, columns[j]] = values[j, x0[j]]
             params[1, columns[j]] = values[j, x1[j]]
         w = simulate(g, tree, root_state, params, settings, rng, s, legal, scores, path, movers, moves, players)
-        tuner_update(state0, x0, reward(w, 0), rng)
-        tuner_update(state1, x1, reward(w, 1), rng)
+        steps.update(state0, x0, reward(w, 0), rng)
+        steps.update(state1, x1, reward(w, 1), rng)
     return n_simulations
 
 
@@ -312,9 +310,11 @@ class MCTS:
 
     `params` is the float vector (C, epsilon, K, Ref, VO, T); `settings` the int vector
     (N_open, formula, use MAST, use AMAF). `mast_decay` multiplies the MAST statistics after
-    every real move. `tuners` (optional): a pair of allocation strategies, one per player, that
-    choose `tuned` (parameter indices C..T): compiled ones (tuner.strategies) before every
-    simulation, CMA-ES a generation at a time.
+    every real move. `tuners` (optional): a pair of allocation strategies of one kind, one per
+    player, that choose `tuned` (parameter indices C..T). A strategy with compiled `steps`
+    (search.allocation) and state `compiled` chooses before every simulation; one without (CMA-ES)
+    gives a generation at a time (`ask_generation`, `tell_generation`). Both give `space`, `values`,
+    `recommend`, `reset(seed)` and `finished`.
     """
 
     def __init__(self, game, params, settings, rng, *, mast_decay=0.2, nodes=1 << 12, tuners=None, tuned=()):
@@ -329,7 +329,7 @@ class MCTS:
             self._values = np.full((len(space), int(space.sizes.max())), np.nan)
             for j, p in enumerate(space.params):
                 self._values[j, : len(p.values)] = p.values
-            self._batched = not isinstance(tuners[0], Strategy)  # CMA-ES: a generation per call
+            self._batched = not hasattr(tuners[0], "steps")  # CMA-ES: a generation per call
         self.settings = np.asarray(settings, dtype=np.int64)
         self.rng = rng
         self.mast_decay = mast_decay
@@ -391,7 +391,7 @@ class MCTS:
             return run_simulations(*common)
         a, b = self.tuners
         if not self._batched:
-            return run_tuned_simulations(*common, a.compiled, b.compiled, self._values, self._columns)
+            return run_tuned_simulations(*common, a.steps, a.compiled, b.compiled, self._values, self._columns)
         if a.finished and b.finished:  # both have settled on their best: plain simulations
             for p, tuner in enumerate(self.tuners):
                 self.params[p, self._columns] = tuner.values(tuner.recommend())

@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 
 import games
-import search
 from games.rng import make_rng
 from search.alphadda import TABLE_1, TABLE_2, AlphaDDA1, AlphaDDA1Z, AlphaDDA2, AlphaDDA3, n_sim, p_drop
 from search.az import AZAgent
 from search.evaluator import Batch, UniformEvaluator
 from search.puct import FREE, PUCT, best_child, new_forest
+from tuner.agents import adapts_between_games, check_spec, make_agent, make_agents
 
 C4 = games.load("connect4")
 
@@ -231,30 +231,30 @@ def test_alphadda3_target_stays_in_its_own_row():
 )
 def test_spec_errors(spec, message):
     with pytest.raises(ValueError, match=message):
-        search.make_agent(C4, spec, seed=0)
+        make_agent(C4, spec, seed=0)
 
 
 def test_games_without_paper_settings_need_every_key():
     bt = games.load("breakthrough")
     with pytest.raises(ValueError, match="no alphadda1 settings for breakthrough to default to: give nh, a_sim"):
-        search.check_spec(bt, "az:dda=alphadda1,net=uniform")
-    search.check_spec(bt, "az:dda=alphadda3,net=uniform,nh=2,c=1")
-    search.check_spec(games.load("othello6"), "az:dda=alphadda1z,net=uniform")  # every paper game has defaults
+        check_spec(bt, "az:dda=alphadda1,net=uniform")
+    check_spec(bt, "az:dda=alphadda3,net=uniform,nh=2,c=1")
+    check_spec(games.load("othello6"), "az:dda=alphadda1z,net=uniform")  # every paper game has defaults
 
 
 def test_paper_defaults_fill_the_spec():
-    agent = search.make_agent(C4, "az:dda=alphadda1,net=uniform,n_max=300", seed=0)
+    agent = make_agent(C4, "az:dda=alphadda1,net=uniform,n_max=300", seed=0)
     assert (agent.adjuster.nh, agent.adjuster.a_sim, agent.adjuster.b_sim0, agent.adjuster.n_max) == (3, 2.0, -1.4, 300)
-    agent = search.make_agent(C4, "az:dda=alphadda3,net=uniform", seed=0)
+    agent = make_agent(C4, "az:dda=alphadda3,net=uniform", seed=0)
     assert agent.uct_c == 1.25 and agent.adjuster.nh == 5
-    assert math.isnan(search.make_agent(C4, "az:net=uniform", seed=0).target)
+    assert math.isnan(make_agent(C4, "az:net=uniform", seed=0).target)
 
 
 def test_the_grids_negative_offsets_parse():
     """Tables A2-A3 give B_sim0 and P_drop0 below zero: a spec must take them."""
-    agent = search.make_agent(C4, "az:dda=alphadda1,net=uniform,b_sim0=-1.6", seed=0)
+    agent = make_agent(C4, "az:dda=alphadda1,net=uniform,b_sim0=-1.6", seed=0)
     assert agent.adjuster.b_sim0 == -1.6
-    agent = search.make_agent(C4, "az:dda=alphadda2,net=uniform,p_drop0=-0.9", seed=0)
+    agent = make_agent(C4, "az:dda=alphadda2,net=uniform,p_drop0=-0.9", seed=0)
     assert agent.adjuster.p_drop0 == -0.9
 
 
@@ -311,12 +311,12 @@ def test_alphadda1z_at_z_0_plays_every_legal_move_alike():
 def test_a_fixed_dropout_damages_every_evaluation():
     """az:dropout=P (AlphaDDA Fig. 4) sends P with every leaf; AlphaDDA2, which sets it itself, refuses it."""
     counter = StoneCounter()
-    agent = search.make_agent(C4, "az:net=uniform,simulations=20,dropout=0.5", seed=0)
+    agent = make_agent(C4, "az:net=uniform,simulations=20,dropout=0.5", seed=0)
     agent.puct.evaluator = counter
     agent.select_action(play([3, 3]))
     assert len(counter.dropouts) >= 10 and set(counter.dropouts) == {0.5}
     # two games of one search, each with its own probability: every leaf carries its game's, none the other's
-    group = search.make_agents(C4, ["az:net=uniform,simulations=20,dropout=0.2",
+    group = make_agents(C4, ["az:net=uniform,simulations=20,dropout=0.2",
                                     "az:net=uniform,simulations=30,dropout=0.6"], seeds=[0, 1])  # fmt: skip
     group[0].puct.evaluator = counter = StoneCounter()
     group.select_actions([0, 1], [play([3, 3]), play([2])])
@@ -324,7 +324,7 @@ def test_a_fixed_dropout_damages_every_evaluation():
     assert sorted(set(seen)) == np.float32([0.2, 0.6]).tolist()  # float32, as the batch holds them
     assert seen.count(np.float32(0.6)) > seen.count(np.float32(0.2)) >= 10  # 30 and 20 simulations' leaves
     with pytest.raises(ValueError, match="dda=alphadda2 sets the dropout probability: drop dropout="):
-        search.check_spec(C4, "az:net=uniform,dda=alphadda2,dropout=0.3")
+        check_spec(C4, "az:net=uniform,dda=alphadda2,dropout=0.3")
 
 
 def test_alphadda1z_moves_z_0_between_games_by_wus_rule():
@@ -360,9 +360,9 @@ def test_a_match_gives_an_adapting_agent_its_games_one_after_another():
     from tuner.match.arena import play_game, play_match
 
     spec = "az:net=playout,simulations=16,dda=alphadda1z,z_0=0.0,dz_0=0.5,rth=0"
-    assert search.adapts_between_games(spec) and not search.adapts_between_games(spec.replace("0.5", "0"))
+    assert adapts_between_games(spec) and not adapts_between_games(spec.replace("0.5", "0"))
     result = play_match(C4, spec, "random", games=6, seed=3, concurrent=6)
-    a, b = search.make_agent(C4, spec, seed=3), search.make_agent(C4, "random", seed=4)
+    a, b = make_agent(C4, spec, seed=3), make_agent(C4, "random", seed=4)
     assert [g.moves for g in result.games] == [play_game(C4, a, b, 3, i).moves for i in range(6)]
-    fresh = [play_game(C4, search.make_agent(C4, spec, seed=3), b, 3, i).moves for i in range(6)]
+    fresh = [play_game(C4, make_agent(C4, spec, seed=3), b, 3, i).moves for i in range(6)]
     assert fresh != [g.moves for g in result.games]

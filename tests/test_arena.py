@@ -7,7 +7,7 @@ import sys
 import pytest
 
 import games
-import search
+from tuner.agents import make_agent
 from tuner.cli import main
 from tuner.match import pair_scores, play_game, play_match, round_robin
 
@@ -23,8 +23,8 @@ def test_seats_alternate_and_records_add_up():
 def test_any_game_replays_alone():
     result = play_match("othello6", "mcts4", "sp:simulations=50", games=6, seed=9)
     game = games.load("othello6")
-    a = search.make_agent(game, "mcts4", seed=123)  # construction seeds do not matter: games reseed
-    b = search.make_agent(game, "sp:simulations=50", seed=456)
+    a = make_agent(game, "mcts4", seed=123)  # construction seeds do not matter: games reseed
+    b = make_agent(game, "sp:simulations=50", seed=456)
     replay = play_game(game, a, b, seed=9, index=3)
     assert replay.moves == result.games[3].moves and replay.outcome == result.games[3].outcome
 

@@ -10,7 +10,7 @@ import torch
 
 import games
 import nets
-import search
+from tuner.agents import check_spec, group_key, make_agent, make_agents, parse_spec
 from tuner.cli import main
 from tuner.match import play_match, play_matches
 
@@ -26,23 +26,23 @@ def tiny_net(tmp_path_factory):
 
 
 def test_az_spec_keys_and_one_line_errors(tmp_path):
-    options = search.parse_spec("az:net=uniform").options
+    options = parse_spec("az:net=uniform").options
     assert (options["simulations"], options["c_puct"], options["leaves"]) == (200, 1.25, 1)  # Table A1
     with pytest.raises(ValueError, match="az needs net=PATH"):
-        search.check_spec("breakthrough", "az")  # no shipped net for breakthrough
+        check_spec("breakthrough", "az")  # no shipped net for breakthrough
     with pytest.raises(ValueError, match="no network at"):
-        search.check_spec(C4, f"az:net={tmp_path / 'missing.pt'}")
+        check_spec(C4, f"az:net={tmp_path / 'missing.pt'}")
     with pytest.raises(ValueError, match="expected one of auto, cpu, cuda"):
-        search.check_spec(C4, "az:net=uniform,device=tpu")
+        check_spec(C4, "az:net=uniform,device=tpu")
     (tmp_path / "o6.pt").write_bytes(b"")
     torch.manual_seed(0)
     nets.save(tmp_path / "o6.pt", nets.build("othello6", filters=8, blocks=1))
     with pytest.raises(ValueError, match="is for othello6, not connect4"):
-        search.make_agent(C4, f"az:net={tmp_path / 'o6.pt'}")
+        make_agent(C4, f"az:net={tmp_path / 'o6.pt'}")
 
 
 def test_az_takes_a_win_in_one_and_blocks_a_loss_in_one():
-    agent = search.make_agent(C4, "az:net=uniform,simulations=300", seed=0)
+    agent = make_agent(C4, "az:net=uniform,simulations=300", seed=0)
     state = C4.new_initial_state()
     for a in (0, 1, 0, 1, 0, 1):
         state.apply_action(a)
@@ -50,7 +50,7 @@ def test_az_takes_a_win_in_one_and_blocks_a_loss_in_one():
     state = C4.new_initial_state()
     for a in (0, 1, 0, 1, 0):
         state.apply_action(a)
-    assert search.make_agent(C4, "az:net=uniform,simulations=400", seed=0).select_action(state) == 0
+    assert make_agent(C4, "az:net=uniform,simulations=400", seed=0).select_action(state) == 0
 
 
 @pytest.mark.parametrize("opponent", ["mcts:simulations=30", "same", "playout"])
@@ -77,7 +77,7 @@ def test_matches_played_together_play_the_games_each_plays_alone():
         (f"{net},simulations=20,t_opening=2,tau=3", "random", 12, 6),
         (f"{net},dda=alphadda3,nh=2,c=0.5,simulations=30", f"{net},simulations=25", 13, 4),
     ]
-    assert len({search.group_key(a) for a, *_ in matches}) == 1  # the pool really shares one search
+    assert len({group_key(a) for a, *_ in matches}) == 1  # the pool really shares one search
     together = play_matches("connect4", matches, concurrent=8)
     for (a, b, seed, n), result in zip(matches, together):
         alone = play_match("connect4", a, b, games=n, seed=seed, concurrent=1)
@@ -88,15 +88,15 @@ def test_matches_played_together_play_the_games_each_plays_alone():
 
 def test_specs_that_cannot_share_a_search_are_refused_in_one_group():
     with pytest.raises(ValueError, match="cannot share one search"):
-        search.make_agents(C4, ["az:net=uniform", "az:net=playout"], seeds=[0, 1])
+        make_agents(C4, ["az:net=uniform", "az:net=playout"], seeds=[0, 1])
     with pytest.raises(ValueError, match="2 specs for 3 seeds"):
-        search.make_agents(C4, ["az:net=uniform", "az:net=uniform"], seeds=[0, 1, 2])
-    group = search.make_agents(C4, ["mcts:simulations=5", "random"], seeds=[0, 1])  # one at a time: any mix
+        make_agents(C4, ["az:net=uniform", "az:net=uniform"], seeds=[0, 1, 2])
+    group = make_agents(C4, ["mcts:simulations=5", "random"], seeds=[0, 1])  # one at a time: any mix
     assert [a.spec for a in group] == ["mcts:simulations=5", "random"]
 
 
 def test_az_hears_the_strength_adjusters_hooks():
-    agent = search.make_agent(C4, "az:net=playout,simulations=50,dsa=intra,dz=0.5", seed=1)
+    agent = make_agent(C4, "az:net=playout,simulations=50,dsa=intra,dz=0.5", seed=1)
     state = C4.new_initial_state()
     zs = []
     for reply in (3, 3, 2, 4, 2, 4):
@@ -138,7 +138,7 @@ def test_opening_moves_follow_eq_9_and_the_rest_softmax_z():
     draws = np.array([choose_by_temperature(actions, visits, 20.0, rng) for _ in range(20000)])
     expected = np.exp(visits / 20.0) / np.exp(visits / 20.0).sum()  # exp(N / tau), not N^(1 / tau)
     assert np.allclose([np.mean(draws == a) for a in actions], expected, atol=0.015)
-    opening = search.make_agent(C4, "az:net=uniform,simulations=30,t_opening=2,tau=5", seed=0)
+    opening = make_agent(C4, "az:net=uniform,simulations=30,t_opening=2,tau=5", seed=0)
     firsts = set()
     for seed in range(12):
         opening.new_game(seed)
@@ -155,42 +155,42 @@ def test_the_opening_ends_at_t_opening_plies_and_the_adjuster_sees_it():
     for a in (0, 1, 0, 1, 0, 1):  # six plies played: 0 wins at once
         state.apply_action(a)
     for seed in range(5):
-        after = search.make_agent(C4, "az:net=uniform,simulations=60,t_opening=6,tau=1e6", seed=seed)
+        after = make_agent(C4, "az:net=uniform,simulations=60,t_opening=6,tau=1e6", seed=seed)
         assert after.select_action(state) == 0  # ply 6 is past an opening of 6: the most visited move
-    draws = {search.make_agent(C4, "az:net=uniform,simulations=60,t_opening=7,tau=1e6", seed=s).select_action(state)
+    draws = {make_agent(C4, "az:net=uniform,simulations=60,t_opening=7,tau=1e6", seed=s).select_action(state)
              for s in range(10)}  # fmt: skip
     assert draws != {0}  # ply 6 inside an opening of 7: exp(N / tau) with a huge tau is nearly uniform
-    agent = search.make_agent(C4, "az:net=playout,simulations=40,t_opening=10,dsa=intra,dz=0.5", seed=1)
+    agent = make_agent(C4, "az:net=playout,simulations=40,t_opening=10,dsa=intra,dz=0.5", seed=1)
     agent.select_action(C4.new_initial_state())
     assert agent.adjuster.moves_made == 1  # the opening move went through the adjuster's hook
 
 
 def test_a_group_searches_each_game_with_its_own_budget():
-    group = search.make_agents(C4, "az:net=uniform,simulations=40", seeds=[1, 2, 3])
+    group = make_agents(C4, "az:net=uniform,simulations=40", seeds=[1, 2, 3])
     group[1].simulations = 7  # as an adjuster's knobs would
     group.select_actions([0, 1, 2], [C4.new_initial_state()] * 3)
     assert [agent.last_search.simulations for agent in group] == [40, 7, 40]
 
 
 def test_a_shipped_net_is_found_by_name_or_as_the_games_default(tmp_path, monkeypatch, tiny_net):
-    from search import evaluator
+    from nets import shipped
 
-    monkeypatch.setattr(evaluator, "shipped_nets", lambda: {"connect4": tiny_net})
-    assert evaluator.resolve_net(None, C4) == evaluator.resolve_net("connect4", C4) == tiny_net
-    agent = search.make_agent(C4, "az:simulations=8", seed=0)
+    monkeypatch.setattr(shipped, "shipped_nets", lambda: {"connect4": tiny_net})
+    assert shipped.resolve_net(None, C4) == shipped.resolve_net("connect4", C4) == tiny_net
+    agent = make_agent(C4, "az:simulations=8", seed=0)
     assert agent.select_action(C4.new_initial_state()) in range(7)
     with pytest.raises(ValueError, match=r"no shipped net of that name \(shipped: connect4\)"):
-        search.check_spec(C4, "az:net=othello9")
+        check_spec(C4, "az:net=othello9")
     with pytest.raises(ValueError, match="none for othello6"):
-        search.check_spec("othello6", "az")
-    monkeypatch.setattr(evaluator, "shipped_nets", lambda: {})
+        check_spec("othello6", "az")
+    monkeypatch.setattr(shipped, "shipped_nets", lambda: {})
     with pytest.raises(ValueError, match=r"shipped: none"):
-        search.check_spec(C4, "az")
+        check_spec(C4, "az")
 
 
 @pytest.mark.parametrize("name", ["connect4", "othello6"])
 def test_the_shipped_nets_load_and_play_a_legal_game(name):
-    from search.evaluator import shipped_nets
+    from nets.shipped import shipped_nets
 
     assert name in shipped_nets()
     model = nets.load(shipped_nets()[name], game=name)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import games
-import search
+from tuner.agents import make_agent
 from tuner.strategies import CMAES, Param, Space, clip_to_box, make_strategy
 
 
@@ -77,7 +77,7 @@ def test_seeded_runs_repeat_exactly_and_each_game_starts_from_a_new_random_point
 
 def test_every_game_of_a_cmaes_agent_starts_afresh_and_a_reseeded_game_replays():
     game = games.load("connect4")
-    agent = search.make_agent(game, "sp:simulations=300,tuner=cmaes", seed=4)
+    agent = make_agent(game, "sp:simulations=300,tuner=cmaes", seed=4)
     state = game.new_initial_state()
 
     def start_and_move(seed=None):
@@ -103,7 +103,7 @@ def test_make_strategy_names_every_strategy_and_values_maps_points():
 
 def test_a_search_tunes_with_cmaes_a_generation_at_a_time():
     game = games.load("connect4")
-    agent = search.make_agent(game, "ap:simulations=1000,tuner=cmaes,tune=C+eps+K+Ref", seed=4)
+    agent = make_agent(game, "ap:simulations=1000,tuner=cmaes,tune=C+eps+K+Ref", seed=4)
     agent.select_action(game.new_initial_state())
     first, second = agent.search.tuners
     popsize = first.es.popsize  # pycma's default for d = 4: 4 + floor(3 ln 4) = 8

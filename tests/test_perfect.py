@@ -6,7 +6,7 @@ import torch
 
 import games
 import nets
-import search
+from tuner.agents import check_spec, make_agent
 from tuner.match import play_match
 
 bitbully = pytest.importorskip("bitbully", reason="the solver extra is not installed: pip install 'sparring[solver]'")
@@ -61,7 +61,7 @@ def test_perfect_never_loses_and_picks_at_random_among_equal_moves():
     assert result.total.wins == 4
     first = play_match("connect4", "perfect", "perfect", games=2, seed=0)
     assert first.first.wins == 1 and first.second.losses == 1  # the first player wins, whoever plays it
-    agent = search.make_agent("connect4", "perfect", seed=1)
+    agent = make_agent("connect4", "perfect", seed=1)
     state = C4.new_initial_state()
     for a in (3, 3, 3, 3, 3, 3):  # centre full: 2 and 4 are the best moves, mirror images
         state.apply_action(a)
@@ -81,21 +81,21 @@ def test_perfect_draws_its_ties_from_its_own_seeded_stream():
     def picks(agent):
         return [agent.select_action(state) for _ in range(20)]
 
-    first = search.make_agent("connect4", "perfect", seed=5)
+    first = make_agent("connect4", "perfect", seed=5)
     sequence = picks(first)
     assert set(sequence) == {2, 4}
-    assert picks(search.make_agent("connect4", "perfect", seed=5)) == sequence
+    assert picks(make_agent("connect4", "perfect", seed=5)) == sequence
     first.new_game(seed=5)
     assert picks(first) == sequence
-    assert picks(search.make_agent("connect4", "perfect", seed=6)) != sequence
+    assert picks(make_agent("connect4", "perfect", seed=6)) != sequence
 
 
 def test_perfect_is_refused_in_one_line_off_connect4_or_without_the_extra(monkeypatch):
     with pytest.raises(ValueError, match="perfect plays connect4 only"):
-        search.check_spec("othello6", "perfect")
+        check_spec("othello6", "perfect")
     monkeypatch.setattr(perfect, "available", lambda: False)
     with pytest.raises(ValueError, match=r"pip install 'sparring\[solver\]'"):
-        search.check_spec("connect4", "perfect")
+        check_spec("connect4", "perfect")
 
 
 def test_the_shipped_solved_set_matches_the_solver_and_scores_a_net():

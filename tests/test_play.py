@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 
 import games
-import search
+from search.agents import MCTSAgent, SearchAgent
 from search.mcts import SearchResult
 from search.strength import InterGame, InterIntra, IntraGame
+from tuner.agents import adapts_between_games, make_agent
 from tuner.cli import main
 from tuner.play import Opponent, OutOfTurn, ProfileError, Profiles
 
@@ -82,19 +83,19 @@ def test_inter_intra_starts_each_game_at_the_inter_level():
 
 def test_alphadda1z_keeps_each_seats_level():
     game = games.load("connect4")
-    agent = search.make_agent(game, "az:net=uniform,dda=alphadda1z,dz_0=0.375", seed=0)
+    agent = make_agent(game, "az:net=uniform,dda=alphadda1z,dz_0=0.375", seed=0)
     adj = agent.adjuster
     adj.game_over([1.0, -1.0], player=0)  # seat 0 won: its z_0 falls; seat 1's stays
     state = adj.state_dict()
     assert state["kind"] == "AlphaDDA1Z" and state["z_0"] == pytest.approx([0.6 - 0.375, 0.6])
-    fresh = search.make_agent(game, "az:net=uniform,dda=alphadda1z,dz_0=0.375", seed=1).adjuster
+    fresh = make_agent(game, "az:net=uniform,dda=alphadda1z,dz_0=0.375", seed=1).adjuster
     fresh.load_state_dict(state)
     assert fresh.z_0 == pytest.approx([0.225, 0.6]) and fresh.dz_0 == pytest.approx([0.375 * 0.95, 0.375])
 
 
 def test_dsa_both_is_an_agent_that_adapts_between_games():
-    agent = search.make_agent("connect4", "mcts:dsa=both,simulations=20", seed=0)
-    assert isinstance(agent.adjuster, InterIntra) and search.adapts_between_games("mcts:dsa=both")
+    agent = make_agent("connect4", "mcts:dsa=both,simulations=20", seed=0)
+    assert isinstance(agent.adjuster, InterIntra) and adapts_between_games("mcts:dsa=both")
     assert agent.adjuster.inter.dz == 0.375 and agent.adjuster.intra.dz0 == 0.1
 
 
@@ -146,7 +147,7 @@ def test_resigning_teaches_the_opponent_even_before_it_moved():
 def test_losing_to_the_person_makes_it_stronger():
     # the person plays a strong search against a one-simulation opponent: the person wins, its z rises
     bot = Opponent("connect4", "mcts:dsa=inter,simulations=1", seed=0)
-    person = search.make_agent("connect4", "mcts:simulations=2000", seed=0)
+    person = make_agent("connect4", "mcts:simulations=2000", seed=0)
     bot.new_game(human_first=True)
     while not bot.over:
         if bot.human_to_move:
@@ -327,7 +328,7 @@ def test_a_request_that_fails_midway_puts_everything_back(monkeypatch):
     def fails_after_the_adjuster_moved(self, state, result):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(search.SearchAgent, "choose", fails_after_the_adjuster_moved)  # after_search has run
+    monkeypatch.setattr(SearchAgent, "choose", fails_after_the_adjuster_moved)  # after_search has run
     with pytest.raises(RequestError, match="the game is as it was") as caught:
         attempt(bot, lambda o: (o.move(2), o.reply()))
     assert caught.value.status == 500
@@ -530,11 +531,11 @@ def test_a_failing_search_leaves_the_game_as_it_was(client, monkeypatch):
     def broken(self, state):
         raise RuntimeError("out of memory")
 
-    monkeypatch.setattr(search.MCTSAgent, "select_action", broken)
+    monkeypatch.setattr(MCTSAgent, "select_action", broken)
     r = c.post("/api/move", json={"move": 3})
     assert r.status_code == 500 and "the game is as it was" in r.json()["error"]
     assert c.get("/api/state").json() == before
-    monkeypatch.setattr(search.MCTSAgent, "select_action", lambda self, state: (_ for _ in ()).throw(ValueError("x")))
+    monkeypatch.setattr(MCTSAgent, "select_action", lambda self, state: (_ for _ in ()).throw(ValueError("x")))
     r = c.post("/api/move", json={"move": 3})
     assert r.status_code == 400 and c.get("/api/state").json() == before
 

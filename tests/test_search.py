@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 import games
-import search
 from games.rng import make_rng
 from search.mcts import ALPHADDA, MCTS, REF, UCB1, K, select_child
-from search.minimax import evaluation, negamax
+from search.minimax import negamax
 from search.tree import new_tree, root_statistics
+from tuner.agents import make_agent, parse_spec
 
 C4 = games.load("connect4")
 
@@ -114,7 +114,7 @@ def test_t_switch_uses_the_playout_policy_below_t_visits():
 
 
 def test_mast_statistics_decay_after_each_real_move():
-    agent = search.make_agent(C4, "sp:simulations=200,decay=0.2", seed=0)
+    agent = make_agent(C4, "sp:simulations=200,decay=0.2", seed=0)
     state = C4.new_initial_state()
     agent.select_action(state)
     before = agent.search.tree.mast_visits.copy()
@@ -135,10 +135,10 @@ def play(moves):
 def test_mcts_wins_in_one_and_blocks_a_loss_in_one(spec):
     win = play([0, 6, 1, 6, 2, 5])  # player 0 has 0-1-2 on the bottom row: 3 wins
     for seed in range(3):
-        assert search.make_agent(C4, spec, seed=seed).select_action(win) == 3
+        assert make_agent(C4, spec, seed=seed).select_action(win) == 3
     block = play([6, 0, 6, 1, 5, 2])  # player 0 to move; player 1 threatens 0-1-2-3 at column 3
     for seed in range(3):
-        assert search.make_agent(C4, spec, seed=seed).select_action(block) == 3
+        assert make_agent(C4, spec, seed=seed).select_action(block) == 3
 
 
 def brute_negamax(state, depth, evaluate, weights):
@@ -158,7 +158,7 @@ def brute_negamax(state, depth, evaluate, weights):
 @pytest.mark.parametrize("name, variant, depth", [("connect4", 1, 3), ("connect4", 2, 3), ("othello6", 1, 3)])
 def test_minimax_agrees_with_brute_force_negamax(name, variant, depth):
     game = games.load(name)
-    evaluate, weights = evaluation(name, variant)
+    evaluate, weights = game.evaluations[f"minimax{variant}"].evaluate, game.evaluations[f"minimax{variant}"].weights
     rnd = random.Random(0)
     for _ in range(8):
         state = game.new_initial_state()
@@ -172,7 +172,7 @@ def test_minimax_agrees_with_brute_force_negamax(name, variant, depth):
 
 
 def test_connect4_evaluation_by_hand():
-    evaluate, weights = evaluation("connect4", 1)  # R = 100
+    evaluate, weights = C4.evaluations["minimax1"].evaluate, C4.evaluations["minimax1"].weights  # R = 100
     state = play([0, 6, 1, 6, 2])  # player 0: 0-1-2 on the bottom row; player 1: a vertical pair in column 6
     # player 0: two runs of two and one run of three = 2 R + R^2; player 1: one run of two = R.
     assert evaluate(state.array, weights, 0) == 2 * 100 + 100**2 - 100
@@ -181,17 +181,17 @@ def test_connect4_evaluation_by_hand():
 
 def test_othello_evaluation_by_hand():
     game = games.load("othello")
-    evaluate, weights = evaluation("othello", 1)
+    evaluate, weights = game.evaluations["minimax1"].evaluate, game.evaluations["minimax1"].weights
     start = game.new_initial_state()
     assert evaluate(start.array, weights, 0) == 0.0  # four centre squares of weight 3, two each
     start.apply_action(19)  # d3: black takes d3 (weight 3) and flips d4 (weight 3)
     assert evaluate(start.array, weights, 0) == (4 * 3) - (1 * 3)
-    _, ones = evaluation("othello", 2)
+    ones = game.evaluations["minimax2"].weights
     assert evaluate(start.array, ones, 0) == 4 - 1
 
 
 def test_tree_is_reused_when_the_game_continues():
-    agent = search.make_agent(C4, "mcts:simulations=2000", seed=1)
+    agent = make_agent(C4, "mcts:simulations=2000", seed=1)
     state = C4.new_initial_state()
     first = agent.select_action(state)
     kept = dict(zip(agent.last_search.actions.tolist(), agent.last_search.visits.tolist()))
@@ -212,11 +212,11 @@ def test_tree_grows_when_full_and_counts_every_simulation():
 
 
 def test_time_budget_and_determinism():
-    agent = search.make_agent(C4, "sp:time=0.05", seed=0)
+    agent = make_agent(C4, "sp:time=0.05", seed=0)
     agent.select_action(C4.new_initial_state())
     assert agent.last_search.simulations > 50 and 0.04 < agent.last_search.seconds < 0.5
-    a = search.make_agent(C4, "ap:simulations=500", seed=7)
-    b = search.make_agent(C4, "ap:simulations=500", seed=7)
+    a = make_agent(C4, "ap:simulations=500", seed=7)
+    b = make_agent(C4, "ap:simulations=500", seed=7)
     s = play([3, 3, 2])
     assert a.select_action(s) == b.select_action(s)
     assert np.array_equal(a.last_search.visits, b.last_search.visits)
@@ -233,18 +233,18 @@ def test_spec_errors_are_one_line_and_list_what_is_valid():
     }
     for spec, message in cases.items():
         with pytest.raises(ValueError, match=message) as info:
-            search.make_agent(C4, spec, seed=0)
+            make_agent(C4, spec, seed=0)
         assert "\n" not in str(info.value)
     with pytest.raises(ValueError, match="not 'breakthrough'"):
-        search.make_agent("breakthrough", "minimax1", seed=0)
+        make_agent("breakthrough", "minimax1", seed=0)
 
 
 def test_paper_defaults():
-    assert search.parse_spec("mcts1").options["simulations"] == 300
-    assert [search.parse_spec(f"mcts{i}").options["simulations"] for i in (2, 3, 4)] == [100, 200, 50]
-    mcts = search.parse_spec("mcts").options
+    assert parse_spec("mcts1").options["simulations"] == 300
+    assert [parse_spec(f"mcts{i}").options["simulations"] for i in (2, 3, 4)] == [100, 200, 50]
+    mcts = parse_spec("mcts").options
     assert (mcts["c"], mcts["n_open"], mcts["rth"], mcts["dsa"]) == (0.5, 5, 0.1, "none")
-    ap = search.parse_spec("ap").options
+    ap = parse_spec("ap").options
     assert (ap["c"], ap["eps"], ap["k"], ap["ref"], ap["vo"], ap["t"]) == (0.2, 0.4, 250, 50, 0.01, 0)  # Table I
 
 
@@ -255,9 +255,9 @@ def test_minimax_wins_in_one_and_blocks_a_loss_in_one(spec):
     win = play([0, 6, 1, 6, 2, 5])
     block = play([6, 0, 6, 1, 5, 2])
     for seed in range(3):
-        assert search.make_agent(C4, spec, seed=seed).select_action(win) == 3
+        assert make_agent(C4, spec, seed=seed).select_action(win) == 3
         if not spec.endswith("depth=1"):  # seeing the threat needs two plies
-            assert search.make_agent(C4, spec, seed=seed).select_action(block) == 3
+            assert make_agent(C4, spec, seed=seed).select_action(block) == 3
 
 
 def test_minimax_plays_a_solved_othello_ending_perfectly():
@@ -285,7 +285,7 @@ def test_minimax_plays_a_solved_othello_ending_perfectly():
 
     target = best_outcome(state)
     chosen = state.clone()
-    chosen.apply_action(search.make_agent(game, "minimax1", seed=0).select_action(state))
+    chosen.apply_action(make_agent(game, "minimax1", seed=0).select_action(state))
     assert best_outcome(chosen) == target
 
 
@@ -309,7 +309,7 @@ def assert_tree_is_sound(tree):
 @pytest.mark.parametrize("spec", ["mcts:simulations=300", "ap:simulations=300"])
 def test_tree_stays_sound_across_moves_reroots_and_growth(spec):
     game = games.load("othello6")
-    agent = search.make_agent(game, spec, seed=4)
+    agent = make_agent(game, spec, seed=4)
     agent.search._allocate(64, 16)  # tiny, so the game forces growth and many reuses of the spare tree
     for game_index in range(2):
         agent.new_game(seed=game_index)

@@ -11,10 +11,8 @@ from tuner.strategies import (
     Space,
     Strategy,
     _nmc,
-    choose,
     make_strategy,
     sa_mcts_space,
-    update,
 )
 from tuner.strategies._ntbea import score as ntbea_score
 
@@ -244,26 +242,26 @@ def test_legality_is_never_violated(kind):
 
 
 @njit(error_model="numpy")
-def compiled_steps(state, rng, rewards):
-    """choose + update in one compiled loop, the steps inlined as in the search."""
+def compiled_steps(steps, state, rng, rewards):
+    """choose + update in one compiled loop, the steps passed in as the search is given them."""
     x = np.zeros(state.sizes.shape[0], dtype=np.int64)
     for i in range(rewards.shape[0]):
-        choose(state, rng, x)
-        update(state, x, rewards[i], rng)
+        steps.choose(state, rng, x)
+        steps.update(state, x, rewards[i], rng)
 
 
 @pytest.mark.parametrize("kind", sorted(COMPILED))
-def test_the_inlined_steps_of_a_compiled_loop_match_the_steps_called_one_by_one(kind):
+def test_the_steps_of_a_compiled_loop_match_the_steps_called_one_by_one(kind):
     space = sa_mcts_space(["C", "eps", "K", "Ref"])
     settings = {"budget": 900} if kind == "lsi" else {}
     rewards = (np.random.default_rng(0).random(1000) < 0.4).astype(np.float64)
-    inlined, stepwise = Strategy(space, kind, 6, **settings), Strategy(space, kind, 6, **settings)
-    compiled_steps(inlined.compiled, inlined.rng, rewards)
+    looped, stepwise = Strategy(space, kind, 6, **settings), Strategy(space, kind, 6, **settings)
+    compiled_steps(looped.steps, looped.compiled, looped.rng, rewards)
     for r in rewards:
         stepwise.tell(stepwise.ask(), r)
-    for name, a in inlined.arrays.items():
+    for name, a in looped.arrays.items():
         assert np.array_equal(a, stepwise.arrays[name])
-    assert np.array_equal(inlined.rng, stepwise.rng)
+    assert np.array_equal(looped.rng, stepwise.rng)
 
 
 @pytest.mark.parametrize("kind", sorted(COMPILED))
@@ -300,7 +298,7 @@ def test_space_mapping_defaults_and_legality():
 # --- on-line tuning inside the search ----------------------------------------------------------
 
 import games  # noqa: E402
-import search  # noqa: E402
+from tuner.agents import make_agent  # noqa: E402
 from tuner.match import play_match  # noqa: E402
 
 
@@ -312,7 +310,7 @@ def test_tuned_agents_play_whole_games(kind):
 
 def test_each_player_has_its_own_tuner_and_both_learn_every_simulation():
     game = games.load("connect4")
-    agent = search.make_agent(game, "ap:simulations=500,tuner=ntbea,tune=K+Ref", seed=1)
+    agent = make_agent(game, "ap:simulations=500,tuner=ntbea,tune=K+Ref", seed=1)
     agent.select_action(game.new_initial_state())
     first, second = agent.search.tuners
     assert first is not second
@@ -329,7 +327,7 @@ def test_each_player_has_its_own_tuner_and_both_learn_every_simulation():
 
 def test_tuning_statistics_are_kept_across_the_moves_of_a_game():
     game = games.load("connect4")
-    agent = search.make_agent(game, "sp:simulations=300,tuner=nmc", seed=2)
+    agent = make_agent(game, "sp:simulations=300,tuner=nmc", seed=2)
     state = game.new_initial_state()
     agent.select_action(state)
     state.apply_action(3)
@@ -340,7 +338,7 @@ def test_tuning_statistics_are_kept_across_the_moves_of_a_game():
 
 def test_tuned_search_only_uses_legal_combinations():
     game = games.load("othello6")
-    agent = search.make_agent(game, "ap:simulations=400,tuner=random,tune=K+Ref", seed=3)
+    agent = make_agent(game, "ap:simulations=400,tuner=random,tune=K+Ref", seed=3)
     agent.select_action(game.new_initial_state())
     tuner = agent.search.tuners[0]
     sampled = np.flatnonzero(tuner.arrays["combo_n"])
@@ -353,9 +351,9 @@ def test_tuned_search_only_uses_legal_combinations():
 def test_tune_key_errors():
     game = games.load("connect4")
     with pytest.raises(ValueError, match="bad tune='K\\+Ref': K, Ref not tunable here; choose from C\\+eps\\+VO\\+T"):
-        search.make_agent(game, "sp:tuner=nmc,tune=K+Ref")
+        make_agent(game, "sp:tuner=nmc,tune=K+Ref")
     with pytest.raises(ValueError, match="expected one of none, random, grid, nmc, ea, ntbea, lsi, cmaes"):
-        search.make_agent(game, "sp:tuner=bayes")
+        make_agent(game, "sp:tuner=bayes")
 
 
 def win_in_one():
@@ -369,7 +367,7 @@ def win_in_one():
 
 def test_each_tuner_learns_its_own_players_rewards():
     game, state = win_in_one()
-    agent = search.make_agent(game, "sp:simulations=2000,tuner=random,tune=C+eps", seed=0)
+    agent = make_agent(game, "sp:simulations=2000,tuner=random,tune=C+eps", seed=0)
     agent.select_action(state)
     mean = [t.arrays["combo_s"].sum() / t.arrays["combo_n"].sum() for t in agent.search.tuners]
     assert mean[0] > 0.9 and mean[1] < 0.1  # the simulations mostly end in player 0's win
@@ -380,11 +378,11 @@ def test_tuned_agents_shift_toward_the_better_values(kind):
     # with a win in one at the root, a small C keeps choosing it (reward 1 for player 0) and a large C
     # keeps trying the other moves: player 0's tuner must sample the small values of C more
     game, state = win_in_one()
-    agent = search.make_agent(game, f"sp:simulations=3000,tuner={kind},tune=C", seed=1)
+    agent = make_agent(game, f"sp:simulations=3000,tuner={kind},tune=C", seed=1)
     agent.select_action(state)
     counts = agent.search.tuners[0].samples_per_value()["C"]  # C = 0.1, 0.2, ..., 0.9
     assert sum(counts[:3]) > 2 * sum(counts[-3:])
-    uniform = search.make_agent(game, "sp:simulations=3000,tuner=random,tune=C", seed=1)
+    uniform = make_agent(game, "sp:simulations=3000,tuner=random,tune=C", seed=1)
     uniform.select_action(state)
     counts = uniform.search.tuners[0].samples_per_value()["C"]
     assert sum(counts[:3]) < 1.3 * sum(counts[-3:])  # without a strategy, no shift

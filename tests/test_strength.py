@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 import games
-import search
 from games.rng import make_rng
 from search.move_choice import choose_move, move_probabilities
 from search.strength import InterGame, IntraGame
+from tuner.agents import make_agent
 from tuner.match import play_game, play_match
 
 VISITS = np.array([100.0, 50.0, 20.0, 9.0, 0.0])  # with R_th = 0.1 the candidates are 100, 50, 20
@@ -81,8 +81,8 @@ C4 = games.load("connect4")
 
 
 def test_intra_state_lives_for_one_game_and_inter_for_one_match():
-    agent = search.make_agent(C4, "mcts:simulations=200,dsa=intra", seed=0)
-    opponent = search.make_agent(C4, "random", seed=1)
+    agent = make_agent(C4, "mcts:simulations=200,dsa=intra", seed=0)
+    opponent = make_agent(C4, "random", seed=1)
     agent.new_game(seed=0)
     state = C4.new_initial_state()
     zs = []
@@ -97,7 +97,7 @@ def test_intra_state_lives_for_one_game_and_inter_for_one_match():
     agent.new_game(seed=1)
     assert agent.adjuster.z == 0.0 and agent.adjuster.moves_made == 0
 
-    inter = search.make_agent(C4, "mcts:simulations=100,dsa=inter", seed=0)
+    inter = make_agent(C4, "mcts:simulations=100,dsa=inter", seed=0)
     for i in range(4):
         play_game(C4, inter, opponent, seed=0, index=i)
     assert inter.adjuster.games == 4 and inter.adjuster.z < 0  # kept across the games of the match
@@ -106,17 +106,17 @@ def test_intra_state_lives_for_one_game_and_inter_for_one_match():
 
 
 def test_z_keys_reach_the_move_choice():
-    agent = search.make_agent(C4, "mcts:simulations=400,z=-inf,rth=0.1", seed=3)
+    agent = make_agent(C4, "mcts:simulations=400,z=-inf,rth=0.1", seed=3)
     action = agent.select_action(C4.new_initial_state())
     result = agent.last_search
     candidates = result.visits[result.visits >= 0.1 * result.visits.max()]
     assert result.visits[list(result.actions).index(action)] == candidates.min()
     with pytest.raises(ValueError, match="expected one of none, inter, intra"):
-        search.make_agent(C4, "mcts:dsa=sometimes")
+        make_agent(C4, "mcts:dsa=sometimes")
 
 
 def test_floor_turns_z_below_it_into_fewer_simulations():
-    agent = search.make_agent(C4, "mcts:simulations=400,dsa=inter,floor=-2", seed=0)
+    agent = make_agent(C4, "mcts:simulations=400,dsa=inter,floor=-2", seed=0)
     adj = agent.adjuster
     agent.apply(adj.knobs(-1.0))
     assert (agent.z, agent.simulations) == (-1.0, 400)
@@ -124,6 +124,6 @@ def test_floor_turns_z_below_it_into_fewer_simulations():
     assert (agent.z, agent.simulations) == (-2.0, 200)  # one unit below the floor: half the budget
     agent.apply(adj.knobs(-12.0))
     assert (agent.z, agent.simulations) == (-2.0, 1)  # never below one simulation
-    off = search.make_agent(C4, "mcts:simulations=400,dsa=inter,floor=-inf", seed=0)
+    off = make_agent(C4, "mcts:simulations=400,dsa=inter,floor=-inf", seed=0)
     off.apply(off.adjuster.knobs(-12.0))
     assert (off.z, off.simulations) == (-12.0, 400)  # the paper's rule: z alone

@@ -27,7 +27,7 @@ class Yardsticks:
 
     def __init__(self, config, *, games: int = 10, opponents: list[str] | None = None, device: str = "auto"):
         self.config, self.games, self.device = config, games, device
-        has_minimax = load_game(config.game).minimax is not None
+        has_minimax = "minimax1" in load_game(config.game).evaluations
         self.opponents = opponents if opponents is not None else ["mcts1"] + (["minimax1"] if has_minimax else [])
 
     def az(self, path, opening: bool = False) -> str:

@@ -15,8 +15,8 @@ def _init(args) -> int:
     import torch
 
     import nets
-    from tuner.cli import CommandError
-    from tuner.study.provenance import environment
+    from tuner.cli.common import CommandError
+    from tuner.provenance import environment
 
     torch.manual_seed(args.seed)
     try:
@@ -35,7 +35,7 @@ def _init(args) -> int:
 
 def _info(args) -> int:
     import nets
-    from tuner.cli import CommandError
+    from tuner.cli.common import CommandError
 
     try:
         model = nets.load(args.path)
@@ -52,9 +52,9 @@ def _info(args) -> int:
 
 def _solved(args) -> int:
     import nets
+    from nets.shipped import resolve_net
     from nets.solved import score_on_solved
-    from search.evaluator import resolve_net
-    from tuner.cli import CommandError
+    from tuner.cli.common import CommandError
 
     try:
         model = nets.load(resolve_net(args.net, games.load("connect4")), game="connect4")

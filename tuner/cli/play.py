@@ -10,7 +10,7 @@ RAW = argparse.RawDescriptionHelpFormatter
 
 
 def _opponent(args):
-    from tuner.cli import CommandError
+    from tuner.cli.common import CommandError
     from tuner.play import Opponent, ProfileError
 
     try:
@@ -21,7 +21,7 @@ def _opponent(args):
 
 
 def _play(args) -> int:
-    from tuner.cli import CommandError
+    from tuner.cli.common import CommandError
     from tuner.play import ProfileError
     from tuner.play.terminal import play_terminal
 
@@ -50,7 +50,7 @@ def _serve(args) -> int:
 
 
 def _profiles(args) -> int:
-    from tuner.cli import CommandError
+    from tuner.cli.common import CommandError
     from tuner.play import ProfileError, Profiles
 
     try:

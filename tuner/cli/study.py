@@ -133,13 +133,13 @@ def _budgets(text: str) -> list[int]:
 
 
 def _truth(args) -> int:
-    from tuner.cli import _progress
+    from tuner.cli.common import progress
     from tuner.study import truth
     from tuner.study.spec import StudySpec, trial_games
 
     spec = StudySpec.load(args.folder)
     total = len(truth.points(spec)) * trial_games(args.games, len(spec.opponents))
-    with _progress(total, f"truth of {Path(args.folder).name}") as bar:
+    with progress(total, f"truth of {Path(args.folder).name}") as bar:
         table = truth.run(args.folder, args.games, workers=args.workers, progress=bar)
     best = table.best()
     params = ", ".join(f"{k} = {v:g}" for k, v in best["values"].items())

@@ -41,7 +41,7 @@ _SETTINGS = {
 def _config(args):
     """The run's TrainConfig: the stored one when --out holds a run, else Table A1's, with the options given."""
     from nets.train import TrainConfig
-    from tuner.cli import CommandError
+    from tuner.cli.common import CommandError
 
     given = {field: getattr(args, field) for field, _, _ in _SETTINGS.values() if getattr(args, field) is not None}
     stored = args.out / "config.json"
@@ -80,8 +80,8 @@ def _arch_of(path: str, game: str) -> dict:
 
 def _train(args) -> int:
     from nets.train import TABLE_A1, Run
-    from tuner.cli import CommandError
-    from tuner.study.provenance import environment
+    from tuner.cli.common import CommandError
+    from tuner.provenance import environment
     from tuner.training import Yardsticks
 
     config = _config(args)

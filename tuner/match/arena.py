@@ -19,10 +19,10 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 from joblib import Parallel, delayed
 
-import search
 from games import load as load_game
 from games.rng import derive_seeds
-from search.spec import AgentSpec
+from tuner.agents import adapts_between_games, batches, check_spec, group_key, make_agents
+from tuner.agents.spec import AgentSpec
 from tuner.match.stats import Record
 
 
@@ -97,12 +97,12 @@ def _groups(game, specs, seeds):
     is groups[g][j] for (g, j) = where[k]."""
     by_key: dict = {}
     for k, spec in enumerate(specs):
-        by_key.setdefault(search.group_key(spec), []).append(k)
+        by_key.setdefault(group_key(spec), []).append(k)
     groups, where = [], [None] * len(specs)
     for ks in by_key.values():
         for j, k in enumerate(ks):
             where[k] = (len(groups), j)
-        groups.append(search.make_agents(game, [specs[k] for k in ks], seeds=[seeds[k] for k in ks]))
+        groups.append(make_agents(game, [specs[k] for k in ks], seeds=[seeds[k] for k in ks]))
     return groups, where
 
 
@@ -115,7 +115,7 @@ def _play_share(game_name, tables, on_game, concurrent) -> list[list[GameResult]
     game = load_game(game_name)
     table_of, slot_seeds = [], []
     for t, (spec_a, spec_b, seed, indices) in enumerate(tables):
-        one_by_one = search.adapts_between_games(spec_a) or search.adapts_between_games(spec_b)
+        one_by_one = adapts_between_games(spec_a) or adapts_between_games(spec_b)
         n = min(1 if one_by_one else concurrent, len(indices))
         table_of += [t] * n
         slot_seeds += [(seed + 2 * k, seed + 2 * k + 1) for k in range(n)]
@@ -199,7 +199,7 @@ def play_matches(game, matches: list[tuple], *, workers: int = 1, backend: str =
                  concurrent: int | None = None, progress=None) -> list[MatchResult]:  # fmt: skip
     """Play several matches (spec_a, spec_b, seed, games) at once: each as `play_match` would, game for game,
     but a worker plays its share of all of them together, so batching agents (az) of every match that
-    can share a search (`search.group_key`) share its forwards. `concurrent` caps the games of each match
+    can share a search (`group_key`) share its forwards. `concurrent` caps the games of each match
     in lock-step per worker; the other arguments are play_match's."""
     name = game if isinstance(game, str) else game.name
     g = load_game(name)
@@ -207,7 +207,7 @@ def play_matches(game, matches: list[tuple], *, workers: int = 1, backend: str =
         raise ValueError("no matches to play")
     for spec_a, spec_b, _, games in matches:
         for spec in (spec_a, spec_b):
-            search.check_spec(g, spec)  # fail fast, before any worker starts, on a bad spec
+            check_spec(g, spec)  # fail fast, before any worker starts, on a bad spec
         if games < 1:
             raise ValueError("games must be at least 1")
     if workers < 1:
@@ -215,7 +215,7 @@ def play_matches(game, matches: list[tuple], *, workers: int = 1, backend: str =
     if backend not in ("threads", "processes"):
         raise ValueError(f"unknown backend {backend!r}: use threads or processes")
     if concurrent is None:
-        batching = any(search.batches(s) for m in matches for s in m[:2])
+        batching = any(batches(s) for m in matches for s in m[:2])
         concurrent = 256 if batching else 1
     if concurrent < 1:
         raise ValueError("concurrent must be at least 1")

@@ -24,8 +24,8 @@ import secrets
 from dataclasses import dataclass
 
 import games
-import search
 from games.rng import derive_seeds
+from tuner.agents import check_spec, make_agent
 from tuner.play.profiles import Profile, ProfileError, Profiles, canonical_spec, check_name
 
 DEFAULT_SPEC = "mcts:dsa=both"  # adaptive without a net: Wu et al.'s inter- and intra-game adjustment of z
@@ -68,11 +68,11 @@ class Opponent:
                  profiles: Profiles | str | None = None, seed: int | None = None, hint: str = HINT_SPEC):  # fmt: skip
         self.game = games.load(game) if isinstance(game, str) else game
         self.spec = spec or DEFAULT_SPEC
-        search.check_spec(self.game, self.spec)
-        search.check_spec(self.game, hint)
+        check_spec(self.game, self.spec)
+        check_spec(self.game, hint)
         name = "" if profile is None else check_name(profile)
         self.seed = secrets.randbits(63) if seed is None else int(seed)
-        self.agent = search.make_agent(self.game, self.spec, seed=self.seed)
+        self.agent = make_agent(self.game, self.spec, seed=self.seed)
         self.hint_spec, self._hint_agent = hint, None
         self.adjuster = getattr(self.agent, "adjuster", None)
         self.profiles = None if profile is None else profiles if isinstance(profiles, Profiles) else Profiles(profiles)
@@ -291,7 +291,7 @@ class Opponent:
         """A move for the person by a full-strength helper (`hint`), which leaves the game as it is."""
         state = self._playing(person=True)
         if self._hint_agent is None:
-            self._hint_agent = search.make_agent(self.game, self.hint_spec, seed=self.seed + 1)
+            self._hint_agent = make_agent(self.game, self.hint_spec, seed=self.seed + 1)
         action = self._hint_agent.select_action(state.clone())
         return action, state.action_to_string(action)
 

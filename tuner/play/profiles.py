@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-import search
+from tuner.agents import AGENTS, parse_spec
 
 APPLICATION_ID = 0x53505247  # "SPRG", in the file's header: this is a sparring profile database
 VERSION = 1  # PRAGMA user_version of the schema below
@@ -62,8 +62,8 @@ def default_path() -> Path:
 def canonical_spec(spec: str) -> str:
     """The spec's key in the database: the keys given with a value other than the default, sorted, so that
     `a=1,b=2`, `b=2,a=1` and `a=1,b=2,c=DEFAULT` share a profile."""
-    parsed = search.parse_spec(spec)
-    defaults = {k: key.default for k, key in search.AGENTS[parsed.name].keys.items()}
+    parsed = parse_spec(spec)
+    defaults = {k: key.default for k, key in AGENTS[parsed.name].keys.items()}
     given = tuple(sorted(k for k in parsed.given if parsed.options[k] != defaults[k]))
     return str(type(parsed)(parsed.name, parsed.options, given))
 

@@ -30,9 +30,9 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 import games
-import search
 from games.rng import derive_seeds
-from search.evaluator import NET_FREE, shipped_nets
+from nets.shipped import NET_FREE, shipped_nets
+from tuner import agents
 from tuner.play.opponent import DEFAULT_SPEC, Opponent, OutOfTurn, describe_strength
 from tuner.play.profiles import ProfileError, Profiles
 
@@ -66,7 +66,7 @@ def opponents(game: games.Game) -> list[dict]:
     out = []
     for label, spec in offer:
         try:
-            search.check_spec(game, spec)
+            agents.check_spec(game, spec)
         except ValueError:
             continue  # e.g. no shipped net for this game
         out.append({"label": label, "spec": spec})
@@ -77,7 +77,7 @@ def check_spec(game: games.Game, spec: str) -> str:
     """`spec` if the page may build it: a valid spec, a shipped or net-free network only (never a file
     path from a request), and within LIMITS (a search that never ends would hold its session for good)."""
     try:
-        parsed = search.check_spec(game, spec)
+        parsed = agents.check_spec(game, spec)
     except ValueError as error:
         raise RequestError(400, str(error)) from None
     o = parsed.options

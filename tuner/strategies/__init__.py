@@ -11,7 +11,7 @@ code. One module per strategy (`_nmc`, `_lsi`, `_ea`, `_ntbea`, `_grid` for grid
 2
 """
 
-from tuner.strategies._registry import COMPILED, NAMES, REGISTRY, Entry, choose, recommend, update
+from tuner.strategies._registry import COMPILED, NAMES, REGISTRY, Entry
 from tuner.strategies._settings import Setting
 from tuner.strategies._space import SA_MCTS_TABLE_I, Param, Space, is_legal, make_legal, sa_mcts_space
 from tuner.strategies._strategy import AllocationStrategy, Strategy, check_settings, make_strategy
@@ -29,14 +29,11 @@ __all__ = [
     "Space",
     "Strategy",
     "check_settings",
-    "choose",
     "clip_to_box",
     "is_legal",
     "make_legal",
     "make_strategy",
-    "recommend",
     "sa_mcts_space",
-    "update",
 ]
 
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 import cma
 import numpy as np
 
+from tuner.strategies._settings import check_reward
 from tuner.strategies._space import Space
-from tuner.strategies._strategy import check_reward
 
 # Every pycma stopping rule that looks at fitness values, switched off (the best parameters may
 # change during a game, so the search keeps exploring)

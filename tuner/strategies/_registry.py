@@ -2,9 +2,8 @@
 
 Everything that lists strategies reads `REGISTRY`: the agents' `tuner=` key and its settings keys,
 study.toml's `[strategy]`, the Optuna samplers and `--help`. Adding a strategy is one module and one
-entry here. The compiled search calls `choose` and `update` on a strategy's state; numba picks the
-strategy's own steps from the state's type while it compiles the search, so a search inlines only
-the steps of the strategies it is given.
+entry here. The compiled search receives a strategy's `steps` (choose, update) as a kernel argument
+(search.allocation), so a search compiles only the steps of the strategy it is given.
 """
 
 from __future__ import annotations
@@ -13,8 +12,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from numba.experimental import structref
-from numba.extending import overload
 
+from search.allocation import AllocationSteps
 from tuner.strategies import _ea, _grid, _lsi, _nmc, _ntbea
 from tuner.strategies._common import CompiledState, recommend_lcb
 from tuner.strategies._settings import Setting
@@ -45,6 +44,11 @@ class Entry:
     @property
     def compiled(self) -> bool:
         return self.state is not None
+
+    @property
+    def steps(self) -> AllocationSteps | None:
+        """The compiled steps the search runs per simulation; None for a strategy in Python."""
+        return AllocationSteps(self.choose, self.update) if self.compiled else None
 
     @property
     def defaults(self) -> dict:
@@ -84,38 +88,8 @@ REGISTRY = {
 }  # fmt: skip
 NAMES = tuple(REGISTRY)
 COMPILED = tuple(name for name, e in REGISTRY.items() if e.compiled)
-_BY_STATE = {e.state: e for e in REGISTRY.values() if e.compiled}
-for _entry in _BY_STATE.values():
-    structref.define_boxing(_entry.state, CompiledState)
+for _entry in REGISTRY.values():
+    if _entry.compiled:
+        structref.define_boxing(_entry.state, CompiledState)
 _keys = [s.spec_key for e in REGISTRY.values() for s in e.settings]
 assert len(set(_keys)) == len(_keys), "two strategy settings share an agent spec key"
-
-
-def choose(st, rng, x):
-    """Write the next combination of the strategy that owns compiled state `st` into x (compiled code only)."""
-    raise TypeError("choose runs in compiled code; from Python use Strategy.ask")
-
-
-def update(st, x, reward, rng):
-    """Let the strategy that owns compiled state `st` learn the reward of x (x may be overwritten: scratch)."""
-    raise TypeError("update runs in compiled code; from Python use Strategy.tell")
-
-
-def recommend(st, x):
-    """Write the strategy's best combination so far into x; False if it has none (compiled code only)."""
-    raise TypeError("recommend runs in compiled code; from Python use Strategy.recommend")
-
-
-@overload(choose, inline="always")
-def _choose_compiled(st, rng, x):
-    return _BY_STATE[type(st)].choose.py_func  # inlined in place: the step's own body
-
-
-@overload(update, inline="always")
-def _update_compiled(st, x, reward, rng):
-    return _BY_STATE[type(st)].update.py_func
-
-
-@overload(recommend, inline="always")
-def _recommend_compiled(st, x):
-    return _BY_STATE[type(st)].recommend.py_func

@@ -1,4 +1,5 @@
-"""A strategy setting: its name, default, bounds and meaning, declared once and read everywhere.
+"""A strategy setting: its name, default, bounds and meaning, declared once and read everywhere; and the check
+of a reward, which every strategy applies to what it is told.
 
 The agent spec keys (`sp:tuner=ea,population=20`), study.toml's `[strategy]` table, the Optuna
 samplers and `--help` all take a strategy's settings from its `Setting`s.
@@ -38,3 +39,11 @@ class Setting:
         if not ok:
             raise ValueError(f"{self.name} must be {self.expected()}, got {value!r}")
         return value
+
+
+def check_reward(reward) -> float:
+    """reward as a float; ValueError in one line if it is not a finite number (NaN would corrupt the statistics)."""
+    value = float(reward)
+    if not math.isfinite(value):
+        raise ValueError(f"a reward must be a finite number (in [0, 1]), got {reward!r}")
+    return value

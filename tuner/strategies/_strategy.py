@@ -8,14 +8,14 @@
 
 from __future__ import annotations
 
-import math
 from typing import Protocol, runtime_checkable
 
 import numpy as np
 
 from games.jit import kernel
 from games.rng import make_rng
-from tuner.strategies._registry import COMPILED, NAMES, REGISTRY, choose, recommend, update
+from tuner.strategies._registry import COMPILED, NAMES, REGISTRY
+from tuner.strategies._settings import check_reward
 from tuner.strategies._space import Space
 
 
@@ -45,31 +45,23 @@ class AllocationStrategy(Protocol):
 
 
 @kernel
-def _ask(st, rng, x):
-    choose(st, rng, x)
+def _ask(steps, st, rng, x):
+    steps.choose(st, rng, x)
 
 
 @kernel
-def _tell(st, x, reward, rng):
-    update(st, x, reward, rng)
+def _tell(steps, st, x, reward, rng):
+    steps.update(st, x, reward, rng)
 
 
 @kernel
-def _recommend(st, x):
+def _recommend(recommend, st, x):
     return recommend(st, x)
 
 
 @kernel
 def _total(st):
     return st.total
-
-
-def check_reward(reward) -> float:
-    """reward as a float; ValueError in one line if it is not a finite number (NaN would corrupt the statistics)."""
-    value = float(reward)
-    if not math.isfinite(value):
-        raise ValueError(f"a reward must be a finite number (in [0, 1]), got {reward!r}")
-    return value
 
 
 def check_settings(kind: str, settings: dict) -> dict:
@@ -92,13 +84,14 @@ class Strategy:
     kind: random, grid, nmc, ea, ntbea or lsi; settings default to Sironi et al.'s (VI-A). Points are
     vectors of value indices. `compiled` is the state the search's compiled loop is given; `arrays`
     holds the same arrays by field name (statistics per value and per combination, and the strategy's
-    own), shared, not copied.
+    own), shared, not copied; `steps` are the compiled choose and update that run on it.
     """
 
     def __init__(self, space: Space, kind: str, seed: int, **settings):
         if kind not in COMPILED:
             raise ValueError(f"unknown strategy {kind!r}; known: {', '.join(COMPILED)}")
         self.space, self.kind, self.entry = space, kind, REGISTRY[kind]
+        self.steps = self.entry.steps
         self.settings = check_settings(kind, settings)
         self.reset(seed)
         self._x = np.zeros(len(space), dtype=np.int64)
@@ -122,13 +115,13 @@ class Strategy:
 
     def ask(self) -> np.ndarray:
         """The next combination to evaluate (value indices)."""
-        _ask(self.compiled, self.rng, self._x)
+        _ask(self.steps, self.compiled, self.rng, self._x)
         return self._x.copy()
 
     def tell(self, x, reward: float) -> None:
         """The reward in [0, 1] of combination x (as returned by ask)."""
         x = np.array(x, dtype=np.int64)  # a copy: update may use it as scratch
-        _tell(self.compiled, x, check_reward(reward), self.rng)
+        _tell(self.steps, self.compiled, x, check_reward(reward), self.rng)
 
     def values(self, x) -> list[float]:
         """The parameter values of combination x (as returned by ask or recommend)."""
@@ -138,7 +131,7 @@ class Strategy:
         """The best combination so far: the winner for LSI, else the best lower confidence bound
         (the defaults before any reward)."""
         x = np.zeros(len(self.space), dtype=np.int64)
-        return x if _recommend(self.compiled, x) else self.space.default_indices()
+        return x if _recommend(self.entry.recommend, self.compiled, x) else self.space.default_indices()
 
     def report(self) -> dict:
         """What the strategy did so far, for people: samples per value and per combination, the recommendation."""

@@ -6,7 +6,6 @@
 - `storage`: the Optuna storage (journal file or PostgreSQL), locks and crash recovery;
 - `runner`: running a study with workers, and its status;
 - `report`: Markdown reports with plots, and comparisons of strategies;
-- `provenance`: what produced a number (seed, commit, versions, device).
 """
 
 from tuner.study.report import write_comparison, write_report

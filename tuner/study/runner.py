@@ -18,10 +18,10 @@ import optuna
 from optuna.trial import TrialState
 
 from games.rng import derive_seeds
+from tuner.provenance import environment
 from tuner.strategies import REGISTRY
 from tuner.study import objective as objectives
 from tuner.study import validate
-from tuner.study.provenance import environment
 from tuner.study.recommend import recommendation
 from tuner.study.samplers import distributions, make_sampler, suggest
 from tuner.study.spec import StudyError, StudySpec, trial_games

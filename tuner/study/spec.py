@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 import games
-import search
+from tuner.agents import AGENTS, AgentSpec, check_spec, parse_spec
 from tuner.strategies import REGISTRY, Param, Space
 
 OBJECTIVES = {
@@ -105,7 +105,7 @@ class StudySpec:
     validate_top: int = 0  # [validate] top: observed best points replayed beside the recommendation
     validate_games: int = 0  # [validate] games per opponent and seat of each replay; 0: no validation
     validate_points: dict = field(default_factory=dict)  # [validate.points]: name -> values, replayed too
-    _template: search.AgentSpec | None = field(default=None, repr=False, compare=False)
+    _template: AgentSpec | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def from_dict(cls, raw: dict) -> StudySpec:
@@ -161,18 +161,18 @@ class StudySpec:
         return trial_games(self.games, len(self.opponents))
 
     @property
-    def template(self) -> search.AgentSpec:
+    def template(self) -> AgentSpec:
         """The agent spec, parsed once, with a placeholder for each tuned parameter."""
         if self._template is None:
-            self._template = search.parse_spec(self.agent, placeholders=True)
+            self._template = parse_spec(self.agent, placeholders=True)
         return self._template
 
     def placeholders(self) -> list[str]:
         return list(self.template.placeholders.values())
 
-    def agent_spec(self, values: dict) -> search.AgentSpec:
+    def agent_spec(self, values: dict) -> AgentSpec:
         """The agent spec with the tuned parameters' values filled in (typed values, never text)."""
-        return self.template.with_values(values, search.AGENTS[self.template.name].keys)
+        return self.template.with_values(values, AGENTS[self.template.name].keys)
 
     def default_values(self) -> dict:
         return {p.name: p.default for p in self.space.params}
@@ -208,7 +208,7 @@ class StudySpec:
         game = games.load(self.game)
         for label, text in [("agent", self.agent)] + [("opponent", o) for o in self.opponents]:
             try:
-                search.check_spec(game, self.agent_spec(self.default_values()) if label == "agent" else text)
+                check_spec(game, self.agent_spec(self.default_values()) if label == "agent" else text)
             except ValueError as e:
                 raise StudyError(f"{label} {text!r}: {e}") from None
 

@@ -1,0 +1,34 @@
+"""What every command of the `sparring` command line shares: its error, its progress bar, its checks."""
+
+import argparse
+import sys
+
+
+class CommandError(Exception):
+    """A user mistake: printed as one line, exit status 2."""
+
+
+def progress(total: int, desc: str):
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=desc, unit="game", file=sys.stderr, disable=None, dynamic_ncols=True)
+
+
+def check_specs(game, specs):
+    from tuner.agents import check_spec
+
+    for spec in specs:
+        try:
+            check_spec(game, spec)
+        except ValueError as error:
+            raise CommandError(str(error)) from None
+
+
+def positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}")
+    return value

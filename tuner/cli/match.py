@@ -1,0 +1,182 @@
+"""`sparring demo`, `arena` and `tournament`: games and matches between agents, and their ratings."""
+
+import argparse
+import json
+import sys
+
+import games
+from tuner.cli.common import CommandError, check_specs, positive, progress
+
+
+def _demo(args) -> int:
+    from tuner.agents import make_agent
+    from tuner.match import play_game
+
+    game = games.load(args.game)
+    check_specs(game, [args.agent])
+    agent, opponent = make_agent(game, args.agent), make_agent(game, "random")
+    names = {args.seed % 2: args.agent, 1 - args.seed % 2: "random"}  # the seed also decides who moves first
+
+    class Drawn:
+        """Prints each move and the board as the game goes."""
+
+        def __init__(self, inner):
+            self.inner = inner
+
+        def __getattr__(self, name):
+            return getattr(self.inner, name)
+
+        def select_action(self, state):
+            action = self.inner.select_action(state)
+            player = state.current_player()
+            print(f"player {player} ({names[player]}) plays {state.action_to_string(action)}")
+            after = state.clone()
+            after.apply_action(action)
+            print(after)
+            return action
+
+    print(f"{game.name}: player 0 = {names[0]}, player 1 = {names[1]}, seed {args.seed}\n")
+    print(game.new_initial_state())
+    result = play_game(game, Drawn(agent), Drawn(opponent), args.seed, index=args.seed % 2)
+    winner = None if result.outcome == 0 else (result.a_seat if result.outcome > 0 else 1 - result.a_seat)
+    print("result: draw" if winner is None else f"result: player {winner} ({names[winner]}) wins")
+    return 0
+
+
+def _arena(args) -> int:
+    from tuner.agents import adapts_between_games
+    from tuner.match import format_interval, play_match
+
+    check_specs(games.load(args.game), [args.spec_a, args.spec_b])
+    if args.workers > 1 and any(adapts_between_games(spec) for spec in (args.spec_a, args.spec_b)):
+        print("note: with several workers each one has its own inter-game adjuster, which sees only that "
+              "worker's games; use --workers 1 to adjust over the whole match", file=sys.stderr)  # fmt: skip
+    with progress(args.games, f"{args.spec_a} vs {args.spec_b}") as bar:
+        result = play_match(args.game, args.spec_a, args.spec_b, games=args.games, seed=args.seed,
+                            workers=args.workers, backend=args.backend, progress=bar)  # fmt: skip
+    if args.record:
+        with open(args.record, "w") as f:
+            json.dump(result.to_dict(with_games=True), f, indent=1)
+    if args.json:
+        print(json.dumps(result.to_dict()))
+        return 0
+    print(f"{args.game}: A = {args.spec_a}, B = {args.spec_b}, {args.games} games, seed {args.seed}")
+    print(f"{'A':<12}{'wins':>6}{'draws':>7}{'losses':>8}{'score':>8}  {'score 95% CI':<14}{'win rate 95% CI'}")
+    for label, rec in (("as first", result.first), ("as second", result.second), ("total", result.total)):
+        if rec.games:
+            intervals = f"{format_interval(rec.score_interval()):<14}{format_interval(rec.rate_interval(rec.wins))}"
+            score = f"{rec.score:8.3f}  {intervals}"
+            print(f"{label:<12}{rec.wins:>6}{rec.draws:>7}{rec.losses:>8}{score}")
+    return 0
+
+
+def _parse_anchors(items, specs):
+    anchors = {}
+    for item in items or []:
+        spec, eq, value = item.rpartition("=")
+        if not eq or spec not in specs:
+            raise CommandError(f"bad --anchor {item!r}: write SPEC=RATING with SPEC one of the tournament's agents")
+        try:
+            anchors[spec] = float(value)
+        except ValueError:
+            raise CommandError(f"bad --anchor {item!r}: the rating must be a number") from None
+    return anchors
+
+
+def _tournament(args) -> int:
+    from tuner.match import round_robin, tournament_ratings
+
+    specs = args.specs
+    if len(specs) < 2 or len(set(specs)) != len(specs):
+        raise CommandError("a tournament needs at least two different agent specs")
+    check_specs(games.load(args.game), specs)
+    anchors = _parse_anchors(args.anchor, specs)
+    rounds = args.rounds or max(1, args.games // 2)
+    total = args.games * len(specs) * (len(specs) - 1) // 2
+    with progress(total, f"tournament on {args.game}") as bar:
+        matches = round_robin(args.game, specs, games=args.games, seed=args.seed, workers=args.workers,
+                              backend=args.backend, progress=bar)  # fmt: skip
+    ratings = tournament_ratings(specs, matches, rounds=rounds, anchors=anchors)
+    if args.json:
+        print(json.dumps({"game": args.game, "games_per_pair": args.games, "seed": args.seed, **ratings}))
+        return 0
+    print(f"{args.game}: {args.games} games per pair, seed {args.seed}; score of the row against the column")
+    width = max(len(s) for s in specs) + 2
+    print(" " * width + "".join(f"{i + 1:>8}" for i in range(len(specs))))
+    table = {(m.spec_a, m.spec_b): m.total.score for m in matches}
+    for i, a in enumerate(specs):
+        cells = []
+        for b in specs:
+            score = table.get((a, b), 1 - table[(b, a)] if (b, a) in table else None)
+            cells.append(f"{score:8.3f}" if score is not None else f"{'-':>8}")
+        print(f"{i + 1}. {a:<{width - 3}}" + "".join(cells))
+    print(f"\n{'agent':<{width}}{'Elo (AlphaDDA, K=8)':>21}{'Elo (Bradley-Terry)':>21}  95% CI")
+    elo, bt = ratings["elo_alphadda"], ratings["elo_bradley_terry"]
+    for s in sorted(specs, key=lambda s: -bt[s]["elo"]):
+        low, high = bt[s]["ci95"]
+        print(f"{s:<{width}}{elo[s]:>21.0f}{bt[s]['elo']:>21.0f}  [{low:.0f}, {high:.0f}]")
+    if anchors:
+        print("anchored: " + ", ".join(f"{s} = {v:g}" for s, v in anchors.items()))
+    return 0
+
+
+def _add_match_options(p):
+    p.add_argument("--games", type=positive, default=20, help="games per pairing, half with each agent first (20)")
+    p.add_argument("--seed", type=int, default=0, help="match seed; game i is seeded from (seed, i) (0)")
+    p.add_argument("--workers", type=positive, default=1, help="games played in parallel (1)")
+    p.add_argument("--backend", choices=["threads", "processes"], default="threads", help="how workers run (threads)")
+    p.add_argument("--json", action="store_true", help="print one JSON object on stdout and nothing else")
+
+
+def add_commands(sub) -> None:
+    from tuner.agents import describe_agents
+
+    raw = argparse.RawDescriptionHelpFormatter
+    demo = sub.add_parser(
+        "demo",
+        help="play one game, an agent against random, drawn in the terminal",
+        description="Play one game between an agent (MCTS1 by default) and a random player,\n"
+        "drawing the board after every move.",
+        epilog="example:\n  sparring demo --game othello --agent 'ap:simulations=2000' --seed 1",
+        formatter_class=raw,
+    )
+    demo.add_argument("--game", default="connect4", choices=games.names(), help="which game (default: connect4)")
+    demo.add_argument("--agent", default="mcts1", metavar="SPEC", help="the agent facing random (default: mcts1)")
+    demo.add_argument("--seed", type=int, default=0, help="random seed; the same seed replays the same game (0)")
+    demo.set_defaults(run=_demo)
+
+    agents_help = "agent specs: NAME or NAME:key=value,key=value; agents, keys and defaults:\n" + describe_agents()
+    arena = sub.add_parser(
+        "arena",
+        help="a seat-balanced match between two agents",
+        description="Play a seat-balanced match of SPEC_A against SPEC_B and report A's wins, draws and\n"
+        "losses per seat with 95% intervals.",
+        epilog="example:\n  sparring arena connect4 mcts1 'sp:simulations=500,c=0.3' --games 40 --workers 2\n\n"
+        + agents_help,
+        formatter_class=raw,
+    )
+    arena.add_argument("game", choices=games.names(), metavar="GAME", help=f"one of {', '.join(games.names())}")
+    arena.add_argument("spec_a", metavar="SPEC_A", help="agent A")
+    arena.add_argument("spec_b", metavar="SPEC_B", help="agent B")
+    _add_match_options(arena)
+    arena.add_argument("--record", metavar="FILE", help="also write the result with every game's moves to FILE (JSON)")
+    arena.set_defaults(run=_arena)
+
+    tournament = sub.add_parser(
+        "tournament",
+        help="a round robin with Elo ratings (AlphaDDA's and Bradley-Terry)",
+        description="Every pair of agents plays a seat-balanced match; prints the score table and Elo\n"
+        "ratings: AlphaDDA's (K = 8, start 1500, repeated round robins) and a Bradley-Terry fit with\n"
+        "95% intervals.",
+        epilog="example:\n  sparring tournament othello6 mcts1 mcts2 minimax1 random --games 20"
+        " --anchor random=979.5\n\n" + agents_help,
+        formatter_class=raw,
+    )
+    tournament.add_argument("game", choices=games.names(), metavar="GAME", help=f"one of {', '.join(games.names())}")
+    tournament.add_argument("specs", nargs="+", metavar="SPEC", help="the agents (at least two)")
+    _add_match_options(tournament)
+    tournament.add_argument(
+        "--rounds", type=positive, help="AlphaDDA Elo: round robins the games are cut into (games/2)"
+    )
+    tournament.add_argument("--anchor", action="append", metavar="SPEC=RATING", help="hold an agent's rating fixed")
+    tournament.set_defaults(run=_tournament)
