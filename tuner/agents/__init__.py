@@ -15,6 +15,7 @@ import secrets
 
 import games
 from search.agents import Agent, AgentGroup
+from tuner.agents import adjusters
 from tuner.agents import spec as specs
 from tuner.agents.registry import AGENTS, AgentKind
 from tuner.agents.spec import AgentSpec
@@ -94,8 +95,7 @@ def group_key(spec: str | AgentSpec) -> tuple:
 def adapts_between_games(spec: str | AgentSpec) -> bool:
     """Whether agents of `spec` carry what they learn from one game to the next of a match (dsa=inter or
     both, dda=alphadda1z with a z_0 step), so that a match must give them its games one after another."""
-    o = parse_spec(spec).options
-    return o.get("dsa") in ("inter", "both") or (o.get("dda") == "alphadda1z" and o.get("dz_0") != 0)
+    return adjusters.learns_between_games(parse_spec(spec).options)
 
 
 def batches(spec: str | AgentSpec) -> bool:

@@ -15,13 +15,13 @@ from typing import Callable
 import games
 from nets.shipped import resolve_net
 from search.agents import MCTSAgent, MinimaxAgent, RandomAgent
-from search.alphadda import ADJUSTERS, TABLES
 from search.az import AZAgent, AZGroup
 from search.evaluator import MAX_DROPOUT
 from search.mcts import ALPHADDA, EPSILON, REF, UCB1, VO, C, K, T
 from search.perfect import INSTALL, PerfectAgent, available
 from search.puct import PUCT
-from search.strength import InterGame, InterIntra, IntraGame
+from tuner.agents import adjusters
+from tuner.agents.adjusters import DDA_KEYS, DSA_KEYS
 from tuner.agents.spec import Key, choice, number
 from tuner.strategies import NAMES as STRATEGY_NAMES
 from tuner.strategies import REGISTRY as STRATEGIES
@@ -36,22 +36,10 @@ _BUDGET = {
 _CHOICE = {
     "z": Key(number(-math.inf, infinite=True), None, "softmax strength index (inf: most visited; 0 with dsa)"),
     "rth": Key(number(0, 1), 0.1, "candidates need at least rth times the top visit count"),
-    "dsa": Key(
-        choice("none", "inter", "intra", "both"),
-        "none",
-        "dynamic strength adjustment of z (Wu et al.); both: each game starts at inter's level, intra moves it",
-    ),
-    "dz": Key(
-        number(1e-9),
-        None,
-        "z step: inter 0.375 at the start, intra dZ 0.1 (the paper's defaults); both: inter's (intra keeps 0.1)",
-    ),
-    "dz_decay": Key(number(0, 1), 0.95, "inter: dz is multiplied by this after every game"),
-    "dz_min": Key(number(), 0.03, "inter: dz never falls below this"),
-    "dsa_eps": Key(number(1e-9, 0.5), 0.1, "intra: half-width of the band around W = 0.5 with smaller steps"),
-    "dsa_moves": Key(number(1, integer=True), None, "intra: own moves over which dZ cools to 0 (per game)"),
-    "floor": Key(number(-math.inf, infinite=True), -2.0, "dsa: below this z, halve the budget per unit of z"),
-}
+    "dsa": Key(choice("none", *adjusters.named("dsa")), "none",
+               "dynamic strength adjustment of z (Wu et al.); both: each game starts at inter's level, intra moves it"),
+    **DSA_KEYS,
+}  # fmt: skip
 _MCTS_KEYS = {
     **_BUDGET,
     **_CHOICE,
@@ -97,28 +85,11 @@ _AZ_KEYS = {
     "t_opening": Key(number(0, integer=True), 0, "plies played by eq. (9), exp(N / tau) (self-play: 4, 4, 6)"),
     "tau": Key(number(1e-6), 50.0, "eq. (9)'s temperature for the opening plies (Table A1: 50, 20, 40)"),
     "device": Key(choice("auto", "cpu", "cuda"), "auto", "where the network runs (auto: CUDA when there is one)"),
-    "dda": Key(choice("none", "alphadda1", "alphadda2", "alphadda3", "alphadda1z"), "none",
+    "dda": Key(choice("none", *adjusters.named("dda")), "none",
                "AlphaDDA's value-driven strength adjustment (eqs. 1-7), its keys defaulting to Tables 1-3; "
                "alphadda1z: ours, AlphaDDA1 with a value-driven move choice that can play worse than Random"),
-    "nh": Key(number(1, integer=True), None, "AlphaDDA: N_h, the turns whose values are averaged (eq. 1)"),
-    "a_sim": Key(number(), None, "AlphaDDA1: A_sim of eq. 2"),
-    "b_sim0": Key(number(-math.inf), None, "AlphaDDA1: B_sim0 of eq. 2 (negative: Table 1)"),
-    "n_max": Key(number(1, integer=True), None, "AlphaDDA1: N_max, the most simulations (eq. 3)"),
-    "a_drop": Key(number(), None, "AlphaDDA2: A_drop of eq. 4"),
-    "p_drop0": Key(number(-math.inf), None, "AlphaDDA2: P_drop0 of eq. 4 (negative: Table 2)"),
-    "p_max": Key(number(0, MAX_DROPOUT), None, "AlphaDDA2: the largest dropout probability (the paper: 0.95)"),
-    "c": Key(number(), None, "AlphaDDA3: the exploration constant C of eq. 6"),
-    "z_a": Key(number(), None, "AlphaDDA1Z: softmax index z = z_a (z_0 - mean value) of the move choice"),
-    "z_0": Key(number(-1, 2), None, "AlphaDDA1Z: the mean value at which the move choice is uniform (z = 0), "
-               "at the match's start"),
-    "dz_0": Key(number(), None, "AlphaDDA1Z: z_0's step between games, down after a win, up after a loss (0: fixed)"),
+    **DDA_KEYS,
 }  # fmt: skip
-_DDA_KEYS = {
-    "alphadda1": ("nh", "a_sim", "b_sim0", "n_max"),
-    "alphadda2": ("nh", "a_drop", "p_drop0", "p_max"),
-    "alphadda3": ("nh", "c"),
-    "alphadda1z": ("nh", "a_sim", "b_sim0", "n_max", "z_a", "z_0", "dz_0"),
-}
 _MINIMAX_KEYS = {
     "depth": Key(number(1, integer=True), 3, "search depth in plies"),
     "eval": Key(choice("minimax1", "minimax2"), "minimax1", "AlphaDDA's evaluation: minimax1 or minimax2"),
@@ -129,17 +100,13 @@ _MINIMAX_KEYS = {
 # --- building agents ---------------------------------------------------------------------------
 
 
-def _choice(game, o) -> dict:
-    """The move-choice arguments of an MCTSAgent: z, rth and the strength adjuster."""
-    if o["dsa"] == "none":
+def _choice(game, o, evaluator=None) -> dict:
+    """The move-choice arguments of a search agent: z, rth and the strength adjuster its spec names."""
+    kind = adjusters.selected(o)
+    if kind is None:
         return {"z": math.inf if o["z"] is None else o["z"], "rth": o["rth"]}
-    z0 = 0.0 if o["z"] is None else o["z"]
-    floor = None if o["floor"] == -math.inf else o["floor"]
-    inter = InterGame(o["dz"] or 0.375, o["dz_decay"], o["dz_min"], z0, floor)
-    intra_dz = 0.1 if o["dsa"] == "both" else o["dz"] or 0.1
-    intra = IntraGame(intra_dz, o["dsa_eps"], o["dsa_moves"] or game.intra_moves, z0, floor)
-    adjuster = {"inter": inter, "intra": intra}.get(o["dsa"]) or InterIntra(inter, intra)
-    return {"z": z0, "rth": o["rth"], "adjuster": adjuster}
+    z = o["z"] if kind.selector == "dda" else adjusters.start_z(o)  # AlphaDDA leaves z alone
+    return {"z": math.inf if z is None else z, "rth": o["rth"], "adjuster": kind.build(game, o, evaluator)}
 
 
 def _make_mcts(game, seed, o):
@@ -217,13 +184,9 @@ def _make_az_group(game, seeds, options):
                 noise_weight=o["noise"], noise_alpha=o["alpha"], reuse=o["reuse"] == "yes", seed=seeds[0])  # fmt: skip
 
     def agent(row, seed, o):
-        dda = _dda_settings(game, o)
-        uct_c = dda.pop("c", 1.25)
-        choice = _choice(game, o)  # dda refuses dsa, so this is z and rth only when dda is set
-        if dda:  # each game its own adjuster
-            choice["adjuster"] = ADJUSTERS[o["dda"]](game, evaluator, **dda)
-        return AZAgent(game, seed, puct, row, simulations=o["simulations"], seconds=o["time"],
-                       t_opening=o["t_opening"], tau=o["tau"], uct_c=uct_c, dropout=o["dropout"], **choice)  # fmt: skip
+        choice = _choice(game, o, evaluator)  # each game its own adjuster
+        return AZAgent(game, seed, puct, row, simulations=o["simulations"], seconds=o["time"], t_opening=o["t_opening"],
+                       tau=o["tau"], uct_c=_uct_c(game, o), dropout=o["dropout"], **choice)  # fmt: skip
 
     return AZGroup([agent(row, seed, o) for row, (seed, o) in enumerate(zip(seeds, options))])
 
@@ -231,35 +194,25 @@ def _make_az_group(game, seeds, options):
 AZ_SHARED = ("net", "device", "c_puct", "leaves", "eps", "noise", "alpha", "reuse", "time")  # one forest's settings
 
 
-def _dda_settings(game, o) -> dict:
-    """The AlphaDDA adjuster's settings: the spec's keys, else the paper's Tables 1-3 for the game; {} without
-    dda. ValueError in one line for a key of another adjuster, or a game the tables lack with a key left out."""
-    given = {k for keys in _DDA_KEYS.values() for k in keys if o[k] is not None}
-    if o["dda"] == "none":
-        if given:
-            raise ValueError(f"{', '.join(sorted(given))} set AlphaDDA's adjustment: add dda=alphadda1, 2 or 3")
-        return {}
-    keys = _DDA_KEYS[o["dda"]]
-    if given - set(keys):
-        raise ValueError(f"dda={o['dda']} takes {', '.join(keys)}, not {', '.join(sorted(given - set(keys)))}")
-    table = TABLES[o["dda"]].get(game.name, {})
-    missing = [k for k in keys if o[k] is None and k not in table]
-    if missing:
-        raise ValueError(f"no {o['dda']} settings for {game.name} to default to: give {', '.join(missing)}")
-    if o["dsa"] != "none":
-        raise ValueError(f"dda={o['dda']} and dsa={o['dsa']} both adjust strength: choose one")
-    if o["dda"] in ("alphadda1", "alphadda1z") and o["time"] is not None:
-        raise ValueError(f"dda={o['dda']} sets the number of simulations: drop time=")
-    if o["dda"] == "alphadda3" and o["reuse"] == "yes":
-        raise ValueError("dda=alphadda3 backs up values for one target at a time (eq. 7): drop reuse=yes")
-    if o["dda"] == "alphadda2" and o["dropout"] > 0:
-        raise ValueError("dda=alphadda2 sets the dropout probability: drop dropout=")
-    return {k: table[k] if o[k] is None else o[k] for k in keys}
+def _uct_c(game, o) -> float:
+    """AlphaDDA3's constant C of eq. 6 (the spec's c, else Table 3's), which the search takes per game; 1.25
+    where no AlphaDDA3 reads it."""
+    kind = adjusters.selected(o)
+    return adjusters.dda_settings(kind, game, o)["c"] if kind is not None and "c" in kind.keys else 1.25
 
 
 def _check_az(game, o):
+    """What building an az agent would reject: a net that cannot be had, an adjuster's settings, and keys that
+    fight the adjuster."""
     resolve_net(o["net"], game)
-    _dda_settings(game, o)
+    kind = adjusters.check(game, o)
+    name = None if kind is None else kind.name
+    if name in ("alphadda1", "alphadda1z") and o["time"] is not None:
+        raise ValueError(f"dda={name} sets the number of simulations: drop time=")
+    if name == "alphadda3" and o["reuse"] == "yes":
+        raise ValueError("dda=alphadda3 backs up values for one target at a time (eq. 7): drop reuse=yes")
+    if name == "alphadda2" and o["dropout"] > 0:
+        raise ValueError("dda=alphadda2 sets the dropout probability: drop dropout=")
 
 
 def _make_perfect(game, seed, o):

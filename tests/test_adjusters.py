@@ -1,0 +1,102 @@
+"""One conformance suite for every strength adjuster of `tuner.agents.adjusters.ADJUSTERS` (a new entry gets it all):
+it builds from its spec, plays whole games through the agent's hooks, saves and restores what it learnt, refuses
+another adjuster's state, starts a match afresh on reset, and learns between games exactly when its entry says so."""
+
+import json
+
+import pytest
+
+import games
+from games.game import State
+from search.agents import RandomAgent, SearchAgent
+from search.strength import Knobs, StrengthAdjuster
+from tuner.agents import AGENTS, make_agent, parse_spec
+from tuner.agents.adjusters import ADJUSTERS, DDA_KEYS, DSA_KEYS, SELECTORS, learns_between_games, named
+from tuner.match import play_game
+
+C4 = games.load("connect4")
+
+
+def spec_of(name: str) -> str:
+    """A small agent that uses adjuster `name`: MCTS for Wu et al.'s, AlphaZero over net-free priors for AlphaDDA's."""
+    kind = ADJUSTERS[name]
+    return f"mcts:simulations=30,dsa={name}" if kind.selector == "dsa" else f"az:net=uniform,simulations=8,dda={name}"
+
+
+def adjuster_of(name: str, seed: int = 0) -> StrengthAdjuster:
+    agent = make_agent(C4, spec_of(name), seed=seed)
+    assert isinstance(agent, SearchAgent) and isinstance(agent.adjuster, StrengthAdjuster)
+    return agent.adjuster
+
+
+def test_every_selector_value_is_an_entry_and_every_key_is_an_agents_key():
+    for selector in SELECTORS:
+        takers = [name for name, kind in AGENTS.items() if selector in kind.keys]
+        assert takers, f"no agent takes {selector}="
+        for agent in takers:
+            key = AGENTS[agent].keys[selector]
+            assert [v for v in named(selector) if key.parse(v) == v] == list(named(selector))
+    for name, kind in ADJUSTERS.items():
+        assert set(kind.keys) <= set(DSA_KEYS if kind.selector == "dsa" else DDA_KEYS), name
+        for agent in (a for a, k in AGENTS.items() if kind.selector in k.keys):
+            assert set(kind.keys) <= set(AGENTS[agent].keys), (name, agent)
+
+
+@pytest.mark.parametrize("name", ADJUSTERS)
+def test_an_adjuster_plays_whole_games_through_the_hooks_with_knobs_the_agent_takes(name):
+    agent = make_agent(C4, spec_of(name), seed=1)
+    seen = []
+    adjuster = agent.adjuster
+    before = adjuster.before_search
+
+    def watched(state: State):
+        knobs = before(state)
+        seen.append(knobs)
+        return knobs
+
+    adjuster.before_search = watched
+    for index in range(2):
+        result = play_game(C4, agent, RandomAgent(C4, 5), seed=index, index=index)
+        assert result.outcome in (-1, 0, 1)
+    assert seen and all(k is None or isinstance(k, Knobs) for k in seen)
+    json.dumps(adjuster.state_dict())  # what a profile keeps is plain data
+
+
+@pytest.mark.parametrize("name", ADJUSTERS)
+def test_what_it_learnt_is_saved_and_restored_and_another_kinds_state_is_refused(name):
+    played = adjuster_of(name)
+    played.new_game()
+    played.game_over([1.0, -1.0], 0)
+    played.new_game()
+    fresh = adjuster_of(name)
+    fresh.load_state_dict(json.loads(json.dumps(played.state_dict())))
+    assert fresh.state_dict() == played.state_dict()
+    kinds = {adjuster_of(n).state_dict()["kind"]: n for n in ADJUSTERS}
+    foreign = adjuster_of(next(n for k, n in kinds.items() if k != played.state_dict()["kind"])).state_dict()
+    with pytest.raises(ValueError, match="saved state"):
+        fresh.load_state_dict(foreign)
+    assert fresh.state_dict() == played.state_dict()  # a refused state changes nothing
+
+
+@pytest.mark.parametrize("name", ADJUSTERS)
+def test_it_learns_between_games_exactly_when_its_entry_says_so_and_reset_forgets(name):
+    adjuster = adjuster_of(name)
+    start = adjuster.state_dict()
+    adjuster.new_game()
+    adjuster.game_over([1.0, -1.0], 0)  # a win for the adjuster's player 0
+    adjuster.new_game()
+    learnt = adjuster.state_dict() != start
+    assert learnt == learns_between_games(parse_spec(spec_of(name)).options)
+    adjuster.reset()
+    assert adjuster.state_dict() == start
+
+
+def test_a_dda_key_without_its_adjuster_and_two_adjusters_are_one_line_errors():
+    with pytest.raises(ValueError, match="a_sim set AlphaDDA's adjustment"):
+        make_agent(C4, "az:net=uniform,a_sim=2")
+    with pytest.raises(ValueError, match="dda=alphadda2 takes nh, a_drop, p_drop0, p_max, not a_sim"):
+        make_agent(C4, "az:net=uniform,dda=alphadda2,a_sim=2")
+    with pytest.raises(ValueError, match="both adjust strength"):
+        make_agent(C4, "az:net=uniform,dda=alphadda1,dsa=inter")
+    with pytest.raises(ValueError, match="no alphadda1 settings for breakthrough to default to: give nh, a_sim"):
+        make_agent("breakthrough", "az:net=uniform,dda=alphadda1")

@@ -1,0 +1,166 @@
+"""The strength adjusters a spec can name, one entry each: Wu et al.'s (`dsa=`, every search agent) and
+AlphaDDA's (`dda=`, the `az` agent), with the spec keys each reads, its defaults and how to build it.
+
+Everything that lists adjusters reads `ADJUSTERS`: the `dsa` and `dda` keys' choices and their keys in the
+agent table, the checks of a spec, the builders, and whether an agent learns between the games of a match.
+A new adjuster is its class (in `search`) and one entry here; tests/test_adjusters.py then runs the
+conformance suite over it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable
+
+from search.alphadda import TABLES, AlphaDDA1, AlphaDDA1Z, AlphaDDA2, AlphaDDA3
+from search.evaluator import MAX_DROPOUT
+from search.strength import InterGame, InterIntra, IntraGame, StrengthAdjuster
+from tuner.agents.spec import Key, number
+
+SELECTORS = ("dsa", "dda")  # the agent keys that name an adjuster; "none" is no adjuster
+
+
+@dataclass(frozen=True)
+class AdjusterKind:
+    """One strength adjuster: `selector=name` in a spec builds it with `build(game, options, evaluator)`.
+
+    `keys` are the spec keys it reads (defined in DSA_KEYS or DDA_KEYS); a key left out (None) takes the
+    game's row of `tables` (AlphaDDA Tables 1-3) where it has one. `learns_between_games(options)` says
+    whether it carries what it learnt from one game of a match to the next.
+    """
+
+    name: str
+    selector: str
+    doc: str
+    keys: tuple[str, ...]
+    build: Callable[..., StrengthAdjuster]
+    tables: dict = field(default_factory=dict)
+    learns_between_games: Callable[[dict], bool] = lambda options: False
+
+
+DSA_KEYS = {
+    "dz": Key(number(1e-9), None,
+              "z step: inter 0.375 at the start, intra dZ 0.1 (the paper's defaults); both: inter's (intra keeps 0.1)"),
+    "dz_decay": Key(number(0, 1), 0.95, "inter: dz is multiplied by this after every game"),
+    "dz_min": Key(number(), 0.03, "inter: dz never falls below this"),
+    "dsa_eps": Key(number(1e-9, 0.5), 0.1, "intra: half-width of the band around W = 0.5 with smaller steps"),
+    "dsa_moves": Key(number(1, integer=True), None, "intra: own moves over which dZ cools to 0 (per game)"),
+    "floor": Key(number(-math.inf, infinite=True), -2.0, "dsa: below this z, halve the budget per unit of z"),
+}  # fmt: skip
+DDA_KEYS = {
+    "nh": Key(number(1, integer=True), None, "AlphaDDA: N_h, the turns whose values are averaged (eq. 1)"),
+    "a_sim": Key(number(), None, "AlphaDDA1: A_sim of eq. 2"),
+    "b_sim0": Key(number(-math.inf), None, "AlphaDDA1: B_sim0 of eq. 2 (negative: Table 1)"),
+    "n_max": Key(number(1, integer=True), None, "AlphaDDA1: N_max, the most simulations (eq. 3)"),
+    "a_drop": Key(number(), None, "AlphaDDA2: A_drop of eq. 4"),
+    "p_drop0": Key(number(-math.inf), None, "AlphaDDA2: P_drop0 of eq. 4 (negative: Table 2)"),
+    "p_max": Key(number(0, MAX_DROPOUT), None, "AlphaDDA2: the largest dropout probability (the paper: 0.95)"),
+    "c": Key(number(), None, "AlphaDDA3: the exploration constant C of eq. 6"),
+    "z_a": Key(number(), None, "AlphaDDA1Z: softmax index z = z_a (z_0 - mean value) of the move choice"),
+    "z_0": Key(number(-1, 2), None, "AlphaDDA1Z: the mean value at which the move choice is uniform (z = 0), "
+               "at the match's start"),
+    "dz_0": Key(number(), None, "AlphaDDA1Z: z_0's step between games, down after a win, up after a loss (0: fixed)"),
+}  # fmt: skip
+
+
+def start_z(options: dict) -> float:
+    """Where Wu et al.'s adjusters start z: the spec's z, else 0 (an even strength)."""
+    return 0.0 if options["z"] is None else options["z"]
+
+
+def _floor(options: dict) -> float | None:
+    return None if options["floor"] == -math.inf else options["floor"]
+
+
+def _inter(game, o, evaluator=None) -> InterGame:
+    return InterGame(o["dz"] or 0.375, o["dz_decay"], o["dz_min"], start_z(o), _floor(o))
+
+
+def _intra(game, o, evaluator=None, dz=None) -> IntraGame:
+    return IntraGame(dz or o["dz"] or 0.1, o["dsa_eps"], o["dsa_moves"] or game.intra_moves, start_z(o), _floor(o))
+
+
+def _both(game, o, evaluator=None) -> InterIntra:
+    return InterIntra(_inter(game, o), _intra(game, o, dz=0.1))  # dz= is inter's; intra keeps the paper's 0.1
+
+
+def _alphadda(cls, name):
+    """The builder of AlphaDDA adjuster `cls`: its settings from the spec, else the game's table row."""
+
+    def build(game, o, evaluator) -> StrengthAdjuster:
+        settings = dda_settings(ADJUSTERS[name], game, o)
+        settings.pop("c", None)  # AlphaDDA3's eq. 6 constant is the search's (the az agent's uct_c)
+        return cls(game, evaluator, **settings)
+
+    return build
+
+
+_INTER_KEYS = ("dz", "dz_decay", "dz_min", "floor")
+_INTRA_KEYS = ("dz", "dsa_eps", "dsa_moves", "floor")
+ADJUSTERS = {
+    kind.name: kind
+    for kind in (
+        AdjusterKind("inter", "dsa", "Wu et al.'s inter-game adjustment of z: down after a win, up after a loss",
+                     _INTER_KEYS, _inter, learns_between_games=lambda o: True),
+        AdjusterKind("intra", "dsa", "Wu et al.'s intra-game adjustment of z by the root's win rate (eq. 18)",
+                     _INTRA_KEYS, _intra),
+        AdjusterKind("both", "dsa", "each game starts at inter's level, intra moves it (ours)",
+                     tuple(dict.fromkeys(_INTER_KEYS + _INTRA_KEYS)), _both, learns_between_games=lambda o: True),
+        AdjusterKind("alphadda1", "dda", "AlphaDDA1: simulations follow the net's value (eqs. 1-3, Table 1)",
+                     ("nh", "a_sim", "b_sim0", "n_max"), _alphadda(AlphaDDA1, "alphadda1"), TABLES["alphadda1"]),
+        AdjusterKind("alphadda2", "dda", "AlphaDDA2: the net's dropout follows its value (eqs. 4-5, Table 2)",
+                     ("nh", "a_drop", "p_drop0", "p_max"), _alphadda(AlphaDDA2, "alphadda2"), TABLES["alphadda2"]),
+        AdjusterKind("alphadda3", "dda", "AlphaDDA3: the search aims at the net's value (eqs. 6-7, Table 3)",
+                     ("nh", "c"), _alphadda(AlphaDDA3, "alphadda3"), TABLES["alphadda3"]),
+        AdjusterKind("alphadda1z", "dda", "ours: AlphaDDA1 with a value-driven move choice that can play worse "
+                     "than Random", ("nh", "a_sim", "b_sim0", "n_max", "z_a", "z_0", "dz_0"),
+                     _alphadda(AlphaDDA1Z, "alphadda1z"), TABLES["alphadda1z"],
+                     learns_between_games=lambda o: o["dz_0"] != 0),
+    )
+}  # fmt: skip
+
+
+def named(selector: str) -> tuple[str, ...]:
+    """The adjusters that `selector=` (dsa or dda) can name."""
+    return tuple(name for name, kind in ADJUSTERS.items() if kind.selector == selector)
+
+
+def selected(options: dict) -> AdjusterKind | None:
+    """The adjuster a spec's options name (dsa= or dda=), or None; ValueError in one line if it names two."""
+    kinds = [ADJUSTERS[options[s]] for s in SELECTORS if options.get(s, "none") != "none"]
+    if len(kinds) > 1:
+        raise ValueError(f"dda={options['dda']} and dsa={options['dsa']} both adjust strength: choose one")
+    return kinds[0] if kinds else None
+
+
+def dda_settings(kind: AdjusterKind, game, options: dict) -> dict:
+    """An AlphaDDA adjuster's settings: the spec's keys, else the game's row of the paper's tables; ValueError in
+    one line for a key of another adjuster, or a game the tables lack with a key left out."""
+    given = {k for k in DDA_KEYS if options.get(k) is not None}
+    if given - set(kind.keys):
+        raise ValueError(
+            f"dda={kind.name} takes {', '.join(kind.keys)}, not {', '.join(sorted(given - set(kind.keys)))}"
+        )
+    table = kind.tables.get(game.name, {})
+    missing = [k for k in kind.keys if options[k] is None and k not in table]
+    if missing:
+        raise ValueError(f"no {kind.name} settings for {game.name} to default to: give {', '.join(missing)}")
+    return {k: table[k] if options[k] is None else options[k] for k in kind.keys}
+
+
+def check(game, options: dict) -> AdjusterKind | None:
+    """Every check of the adjuster a spec names that needs the game, without building it; the adjuster or None."""
+    kind = selected(options)
+    dda_given = sorted(k for k in DDA_KEYS if options.get(k) is not None)
+    if (kind is None or kind.selector != "dda") and dda_given:
+        raise ValueError(f"{', '.join(dda_given)} set AlphaDDA's adjustment: add dda=alphadda1, 2 or 3")
+    if kind is not None and kind.selector == "dda":
+        dda_settings(kind, game, options)
+    return kind
+
+
+def learns_between_games(options: dict) -> bool:
+    """Whether the adjuster a spec's options name carries what it learns from one game of a match to the next."""
+    kind = selected(options)
+    return kind is not None and kind.learns_between_games(options)
