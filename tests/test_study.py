@@ -95,11 +95,11 @@ def test_study_new_writes_a_template_once(tmp_path, capsys):
 def test_objectives_by_hand():
     records = {"a": {"first": [5, 0, 3], "second": [2, 1, 5]}, "b": {"first": [4, 4, 0], "second": [0, 0, 8]}}
     # eq. 11: |5 - 3| + |2 - 5| + |4 - 0| + |0 - 8|
-    assert objective.value("dda_d", records) == 2 + 3 + 4 + 8
-    assert objective.reward("dda_d", 17, records) == pytest.approx(1 - 17 / 32)
-    assert objective.value("balance", records) == pytest.approx((2 / 8 + 3 / 8 + 4 / 8 + 8 / 8) / 4)
+    assert objective.OBJECTIVES["dda_d"].value(records) == 2 + 3 + 4 + 8
+    assert objective.OBJECTIVES["dda_d"].reward(17, records) == pytest.approx(1 - 17 / 32)
+    assert objective.OBJECTIVES["balance"].value(records) == pytest.approx((2 / 8 + 3 / 8 + 4 / 8 + 8 / 8) / 4)
     # scores: a (7 + 0.5) / 16, b (4 + 2) / 16
-    assert objective.value("winrate", records) == pytest.approx((7.5 / 16 + 6 / 16) / 2)
+    assert objective.OBJECTIVES["winrate"].value(records) == pytest.approx((7.5 / 16 + 6 / 16) / 2)
 
 
 # --- running ---------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ import pytest
 
 from games.rng import derive_seeds
 from tuner.study import bench, truth, validate
-from tuner.study.objective import play_trials, value
+from tuner.study.objective import OBJECTIVES, play_trials
 from tuner.study.report import validated_table, write_report
 from tuner.study.runner import load, run, status, trial_seed
 from tuner.study.spec import StudyError, StudySpec
@@ -46,7 +46,7 @@ def test_validation_replays_exactly_the_recommendation_and_the_top_points(make_s
         assert all(sum(wdl) == 1 for r in row["records"] for seats in r.values() for wdl in seats.values())
         # the recorded seeds replay the point's games exactly
         assert play_trials(spec, [(row["values"], seed) for seed in row["seeds"]]) == row["records"]
-        assert row["value"] == np.mean([value(spec.objective, r) for r in row["records"]])
+        assert row["value"] == np.mean([OBJECTIVES[spec.objective].value(r) for r in row["records"]])
     roles = [r["role"] for r in status(folder)["validated"]]
     assert roles == [role for role, _ in wanted]
     before = (folder / validate.VALIDATION).read_text()
@@ -189,7 +189,7 @@ def _truth(make_study, tiny_study, values, objective="winrate", name="t"):
         wins = round(100 * v)
         records = {"random": {"first": [wins, 0, 100 - wins], "second": [wins, 0, 100 - wins]}}
         rows.append({"index": k, "values": {"C": float(k + 1)}, "games": 100, "seed": 0, "records": records,
-                     "value": value(objective, records)})  # fmt: skip
+                     "value": OBJECTIVES[objective].value(records)})  # fmt: skip
     return truth.Truth(spec, rows)
 
 
@@ -231,7 +231,7 @@ def test_the_winner_s_curse_on_a_noisy_nearly_flat_problem(make_study, tiny_stud
     regret, optimism = [], []
     for seed in range(200):
         draws = [table.draw({"C": float(k + 1)}, 10, seed * 100 + k) for k in range(20)]
-        trials = [_Trial(float(k + 1), value("winrate", d)) for k, d in enumerate(draws)]
+        trials = [_Trial(float(k + 1), OBJECTIVES["winrate"].value(d)) for k, d in enumerate(draws)]
         pick = lcb_point(spec, trials)  # points tried once each: the rule is the highest observed mean
         observed = next(t.user_attrs["reward"] for t in trials if t.params == pick)
         regret.append(table.regret(pick))
@@ -297,7 +297,10 @@ def test_d_is_validated_on_the_trials_scale(make_study, tiny_study):
     # D of three 2-game trials, averaged: on the trials' scale (at most 2 x 2 here), not D over 6 games a seat
     assert row["replicates"] == 3
     assert all(sum(wdl) == 2 for r in row["records"] for s in r.values() for wdl in s.values())
-    assert row["value"] == pytest.approx(np.mean([value("dda_d", r) for r in row["records"]])) and row["value"] <= 4
+    assert (
+        row["value"] == pytest.approx(np.mean([OBJECTIVES["dda_d"].value(r) for r in row["records"]]))
+        and row["value"] <= 4
+    )
     low, high = row["interval"]
     assert 0 <= low <= row["value"] <= high <= 4
     spec, study = load(folder)
@@ -335,7 +338,7 @@ def _tiny_truth(folder, by_c: dict) -> truth.Truth:
     for i, (c, rate) in enumerate(by_c.items()):
         records = {"random": {seat: [round(100 * rate), 0, 100 - round(100 * rate)] for seat in ("first", "second")}}
         rows.append({"index": i, "problem": spec.problem(), "values": {"C": c}, "games": 100, "seed": i,
-                     "records": records, "value": value("winrate", records)})  # fmt: skip
+                     "records": records, "value": OBJECTIVES["winrate"].value(records)})  # fmt: skip
     (folder / truth.TRUTH).write_text("".join(json.dumps(r) + "\n" for r in rows))
     return truth.load(folder)
 
@@ -444,7 +447,7 @@ def test_the_replayed_d_interval_covers_the_true_d():
     def trial(games):
         return {o: {seat: rng.multinomial(games, p).tolist() for seat, p in s.items()} for o, s in probs.items()}
 
-    truth_d = np.mean([value("dda_d", trial(20)) for _ in range(20000)])  # E[D] of a 20-game trial
+    truth_d = np.mean([OBJECTIVES["dda_d"].value(trial(20)) for _ in range(20000)])  # E[D] of a 20-game trial
     covered = 0
     for k in range(100):
         replicates = [trial(20) for _ in range(5)]
@@ -454,8 +457,8 @@ def test_the_replayed_d_interval_covers_the_true_d():
     assert interval("dda_d", [trial(20)], 0) is None  # one replicate: no interval rather than a wrong one
     one_game = [trial(1) for _ in range(10)]  # the win rate pools its replicates: ten 1-game trials are 10 games
     low, high = interval("winrate", one_game, 0)
-    assert low < value("winrate", {o: {s: np.sum([r[o][s] for r in one_game], axis=0).tolist() for s in ("first",
-                                   "second")} for o in probs}) < high  # fmt: skip
+    pooled = {o: {s: np.sum([r[o][s] for r in one_game], axis=0).tolist() for s in ("first", "second")} for o in probs}
+    assert low < OBJECTIVES["winrate"].value(pooled) < high
 
 
 def test_a_budget_counts_finished_trials_not_failed_ones(make_study, tiny_study):

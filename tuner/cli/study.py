@@ -6,7 +6,8 @@ import argparse
 import json
 from pathlib import Path
 
-from tuner.study.spec import OBJECTIVES, STRATEGIES, TEMPLATES, StudyError, StudySpec, render
+from tuner.study.objective import OBJECTIVES
+from tuner.study.spec import STRATEGIES, TEMPLATES, StudyError, StudySpec, render
 
 RAW = argparse.RawDescriptionHelpFormatter
 STORAGE_HELP = "an Optuna storage URL, postgresql://USER:PASSWORD@HOST/DB (default: the folder's journal.log)"
@@ -210,7 +211,7 @@ def add_commands(sub) -> None:
         + ", ".join(STRATEGIES)
         + "\n(skopt-gp needs `pip install scikit-optimize`; only its GP Optimizer is used, since\n"
         "the package is archived upstream.)\nObjectives:\n"
-        + "\n".join(f"  {k:<9}{v}" for k, v in OBJECTIVES.items()),
+        + "\n".join(f"  {k:<9}{v.doc}" for k, v in OBJECTIVES.items()),
         "sparring study run studies/sp-offline-connect4 --workers 2 --trials 40", _run,
     )  # fmt: skip
     run.add_argument("--workers", type=int, help="trials run at once, as processes (study.toml's workers)")

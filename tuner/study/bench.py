@@ -96,7 +96,7 @@ def _tabular_study(truth: Truth, spec: StudySpec, budgets: list[int]) -> list[fl
     after the trials of each budget."""
     optuna.logging.set_verbosity(optuna.logging.ERROR)  # a hundred seeds of the GP's fitting notices say nothing
     target = trials_in(max(budgets), spec)
-    direction = "maximize" if objectives.MAXIMISED[spec.objective] else "minimize"
+    direction = "maximize" if objectives.OBJECTIVES[spec.objective].maximised else "minimize"
     study = optuna.create_study(sampler=make_sampler(spec), direction=direction)
     dists = distributions(spec)
     for _ in range(target):

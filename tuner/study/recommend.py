@@ -71,29 +71,21 @@ def interval(objective: str, replicates: list[dict], seed: int = 0) -> tuple[flo
     parametric bootstrap; seeded, so a report is reproducible). D and balance sum |W - L|, which a redraw
     from observed frequencies inflates, so theirs is Student's t over the replicates' values, clipped to the
     objective's range (None with one replicate)."""
-    if objective != "winrate":
+    o = objectives.OBJECTIVES[objective]
+    if not o.pools:
         if len(replicates) < 2:
             return None
-        values = [objectives.value(objective, r) for r in replicates]
-        _, low, high = mean_interval(values, within=objective_range(objective, replicates[0]))
+        _, low, high = mean_interval([o.value(r) for r in replicates], within=o.range(replicates[0]))
         return low, high
     pooled = {o: {seat: np.sum([r[o][seat] for r in replicates], axis=0) for seat in s}
               for o, s in replicates[0].items()}  # fmt: skip
     rng = np.random.default_rng(seed)
     draws = {o: {seat: rng.multinomial(sum(wdl), wdl / max(1, sum(wdl)), size=BOOTSTRAP) for seat, wdl in s.items()}
              for o, s in pooled.items()}  # fmt: skip
-    values = [objectives.value(objective, {o: {seat: d[k].tolist() for seat, d in s.items()} for o, s in draws.items()})
+    values = [o.value({p: {seat: d[k].tolist() for seat, d in s.items()} for p, s in draws.items()})
               for k in range(BOOTSTRAP)]  # fmt: skip
     low, high = np.quantile(values, [0.025, 0.975])
     return float(low), float(high)
-
-
-def objective_range(objective: str, record: dict) -> tuple[float, float]:
-    """The least and greatest values `objective` can take on a trial of `record`'s games per opponent and seat."""
-    if objective == "winrate":
-        return 0.0, 1.0
-    lopsided = {o: {seat: [sum(wdl), 0, 0] for seat, wdl in s.items()} for o, s in record.items()}
-    return 0.0, objectives.value(objective, lopsided)
 
 
 def mean_interval(values, within=(-math.inf, math.inf)) -> tuple[float, float, float]:

@@ -18,9 +18,10 @@ from optuna.trial import TrialState
 
 from tuner.match import Record, format_interval
 from tuner.study import validate
-from tuner.study.recommend import mean_interval, objective_range, recommendation
+from tuner.study.objective import OBJECTIVES
+from tuner.study.recommend import mean_interval, recommendation
 from tuner.study.runner import RUNS, load
-from tuner.study.spec import OBJECTIVES, StudyError
+from tuner.study.spec import StudyError
 
 
 def _finished(study) -> list:
@@ -62,7 +63,7 @@ def write_report(folder, storage: str | None = None) -> Path:
         f"- game: {spec.game}; agent under tuning: `{spec.agent}`",
         f"- opponents: {', '.join(f'`{o}`' for o in spec.opponents)}; {spec.games} games per opponent and seat",
         f"- strategy: {spec.strategy} {json.dumps(spec.settings) if spec.settings else ''}".rstrip(),
-        f"- objective: {spec.objective} ({OBJECTIVES[spec.objective]})",
+        f"- objective: {spec.objective} ({OBJECTIVES[spec.objective].doc})",
         f"- seed {spec.seed}; {len(trials)} finished trials, {len(trials) * spec.games_per_trial} games",
     ]
     runs = [json.loads(x) for x in (folder / RUNS).read_text().splitlines()] if (folder / RUNS).exists() else []
@@ -250,7 +251,7 @@ def validated_table(replayed: dict, curves: dict, objective: str, direction: str
             lines.append(f"| {name} | 0 of {len(replayed[name])} | not replayed | {observed:.4g} |")
             continue
         shape = next(r for r in replayed[name] if r is not None)["records"][0]
-        mean, low, high = mean_interval(values, within=objective_range(objective, shape))
+        mean, low, high = mean_interval(values, within=OBJECTIVES[objective].range(shape))
         spread = "(one seed: no interval)" if len(values) == 1 else f"[{low:.4g}, {high:.4g}]"
         lines.append(f"| {name} | {len(values)} of {len(replayed[name])} | {mean:.4g} {spread} | {observed:.4g} |")
     return lines

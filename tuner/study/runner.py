@@ -37,7 +37,8 @@ def load(folder, storage: str | None = None, create: bool = False):
     if not create and storage is None and not (folder / JOURNAL).exists():
         raise StudyError(f"{folder} has not run yet; start it with `sparring study run {folder}`")
     store = open_storage(folder, storage)
-    name, direction = folder.resolve().name, "maximize" if objectives.MAXIMISED[spec.objective] else "minimize"
+    name = folder.resolve().name
+    direction = "maximize" if objectives.OBJECTIVES[spec.objective].maximised else "minimize"
     sampler = make_sampler(spec)
     try:
         study = optuna.load_study(study_name=name, storage=store, sampler=sampler)
@@ -106,10 +107,10 @@ def run_trials(study, spec: StudySpec, dists: dict, target: int, count: int, bar
             study.tell(trial, state=TrialState.FAIL)
         raise
     for (trial, _, seed), record in zip(trials, records):
-        value = objectives.value(spec.objective, record)
+        value = objectives.OBJECTIVES[spec.objective].value(record)
         trial.set_user_attr("records", record)
         trial.set_user_attr("seed", seed)
-        trial.set_user_attr("reward", objectives.reward(spec.objective, value, record))
+        trial.set_user_attr("reward", objectives.OBJECTIVES[spec.objective].reward(value, record))
         study.tell(trial, value)
 
 

@@ -26,12 +26,8 @@ import numpy as np
 import games
 from tuner.agents import AGENTS, AgentSpec, check_spec, parse_spec
 from tuner.strategies import REGISTRY, Param, Space
+from tuner.study.objective import OBJECTIVES
 
-OBJECTIVES = {
-    "winrate": "maximise the mean score (wins + draws / 2) / games over the opponents",
-    "dda_d": "minimise AlphaDDA's D (eq. 11): sum over opponents and seats of |wins - losses|",
-    "balance": "minimise the mean over opponents and seats of |win rate - loss rate|",
-}
 OUR_STRATEGIES = tuple(REGISTRY)  # tuner.strategies: the same code as on-line
 OPTUNA_STRATEGIES = ("optuna-tpe", "optuna-cmaes", "optuna-gp")
 STRATEGIES = (*OUR_STRATEGIES, *OPTUNA_STRATEGIES, "skopt-gp")

@@ -81,7 +81,7 @@ class Truth:
 
     def best(self) -> dict:
         """The row with the best objective value."""
-        sign = 1.0 if objectives.MAXIMISED[self.spec.objective] else -1.0
+        sign = 1.0 if objectives.OBJECTIVES[self.spec.objective].maximised else -1.0
         return max(self.rows, key=lambda r: sign * r["value"])
 
     def regret(self, values: dict) -> float:
@@ -92,7 +92,7 @@ class Truth:
     def regret_of(self, value: float) -> float:
         """How much worse a true value is than the best point's (>= 0, in the objective's units)."""
         gap = self.best()["value"] - value
-        return gap if objectives.MAXIMISED[self.spec.objective] else -gap
+        return gap if objectives.OBJECTIVES[self.spec.objective].maximised else -gap
 
     def draw(self, values: dict, games: int, seed: int) -> dict:
         """Records as a trial of `games` games per opponent and seat at `values` would give them, drawn instead
@@ -153,7 +153,7 @@ def _run(folder: Path, games: int, workers: int, chunk: int, progress) -> Truth:
         part = todo[start : start + chunk]
         records = objectives.play_trials(played, [(p, point_seed(spec.seed, i)) for i, p in part], progress=progress)
         rows = [{"index": i, "problem": spec.problem(), "values": p, "games": games, "seed": point_seed(spec.seed, i),
-                 "records": r, "value": objectives.value(spec.objective, r)}
+                 "records": r, "value": objectives.OBJECTIVES[spec.objective].value(r)}
                 for (i, p), r in zip(part, records)]  # fmt: skip
         append_lines(folder / TRUTH, rows)
     return load(folder)

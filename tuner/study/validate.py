@@ -42,7 +42,7 @@ def candidates(spec, study) -> list[tuple[str, dict]]:
     """(role, values) of the points to replay: the recommendation, the `validate_top` distinct points with
     the best observed trials, then the named points (a point in several roles keeps them all, in one entry)."""
     trials = study.get_trials(deepcopy=False)
-    sign = -1.0 if objectives.MAXIMISED[spec.objective] else 1.0
+    sign = -1.0 if objectives.OBJECTIVES[spec.objective].maximised else 1.0
     ranked = sorted((t for t in trials if t.state == TrialState.COMPLETE), key=lambda t: (sign * t.value, t.number))
     rec = recommendation(spec, trials)
     entries: dict[tuple, tuple[list[str], dict]] = {_key(rec): (["recommended"], rec)}
@@ -104,7 +104,7 @@ def _run(folder: Path, spec, study, play: bool, progress) -> list[dict]:
 
 def replicate_value(objective: str, records: list[dict]) -> float:
     """A replayed point's value: the mean of its replicate trials' objectives (a trial's expected value)."""
-    return sum(objectives.value(objective, r) for r in records) / len(records)
+    return sum(objectives.OBJECTIVES[objective].value(r) for r in records) / len(records)
 
 
 def observed(study, values: dict) -> tuple[float, int]:
@@ -126,7 +126,7 @@ def summary(spec, study, rows: list[dict]) -> str:
              f"{best.value:.4g} over {spec.games_per_trial} games")  # fmt: skip
     if raw is not None:
         text += f"; replayed, it scores {raw['value']:.4g} {interval_text(raw['interval'])}"
-    maximised = objectives.MAXIMISED[spec.objective]
+    maximised = objectives.OBJECTIVES[spec.objective].maximised
     way = "upward" if maximised else "downward"
     text += (f". The best of many noisy trials is biased {way} (the winner's curse): the more points a "
              "study tries, the luckier its best, whatever their quality; the replayed values are "
