@@ -15,7 +15,7 @@ changes no global torch setting (threads, seeds, default dtype).
 """
 
 _CHECKPOINT = ("FORMAT_VERSION", "CheckpointError", "load", "save")
-_MODEL = ("INPUT_PLANES", "MAX_DROPOUT", "SIZES", "Arch", "PolicyValueNet", "build", "row_dropout")
+_MODEL = ("ARCHITECTURES", "INPUT_PLANES", "MAX_DROPOUT", "SIZES", "Arch", "PolicyValueNet", "build", "row_dropout")
 _SHIPPED = ("make_evaluator", "shipped_nets")
 __all__ = sorted((*_CHECKPOINT, *_MODEL, *_SHIPPED, "NetEvaluator"))
 

@@ -26,13 +26,13 @@ import os
 import pickle
 import uuid
 import zipfile
-from dataclasses import asdict, fields
+from dataclasses import MISSING, asdict, fields
 from pathlib import Path
 
 import torch
 
 import games
-from nets.model import INPUT_PLANES, Arch, PolicyValueNet
+from nets.model import ARCHITECTURES, INPUT_PLANES, Arch, PolicyValueNet
 
 FORMAT_VERSION = 1
 _MARK = "sparring_checkpoint"
@@ -108,15 +108,18 @@ def load(path: str | os.PathLike, *, game: str | None = None, device: str | torc
         )
     try:
         meta = json.loads(blob["meta"])
-        values = {f.name: meta[f.name] for f in fields(Arch)}
+        values = {f.name: meta[f.name] for f in fields(Arch) if f.name in meta or f.default is MISSING}
         arch = Arch(**{**values, "board_shape": tuple(values["board_shape"])})
         state = blob["state_dict"]
     except (KeyError, TypeError, ValueError) as e:
         raise CheckpointError(f"checkpoint {path} has damaged metadata ({_one_line(e)}): {hint}") from e
     if game is not None and arch.game != game:
         raise CheckpointError(f"checkpoint {path} is for {arch.game}, not {game}: pass a {game} net or {hint}")
+    if arch.kind not in ARCHITECTURES:
+        raise CheckpointError(f"checkpoint {path} holds a {arch.kind!r} net, which this sparring does not know "
+                              f"(known: {', '.join(ARCHITECTURES)}): {hint}")  # fmt: skip
     _check_fits_game(path, arch, hint)
-    model = PolicyValueNet(arch).to(device)
+    model = ARCHITECTURES[arch.kind](arch).to(device)
     try:
         model.load_state_dict(state)
     except (RuntimeError, TypeError, AttributeError) as e:

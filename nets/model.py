@@ -88,6 +88,7 @@ class Arch:
     policy_filters: int  # 1x1 convolution of the policy head (authors' code: 2)
     value_filters: int  # 1x1 convolution of the value head (authors' code: 1)
     value_hidden: int  # hidden fully connected units of the value head (authors' code: 256)
+    kind: str = "resnet"  # the module that builds it, a key of ARCHITECTURES (checkpoints before it had one: resnet)
 
 
 def _sizes() -> dict[str, dict[str, dict[str, int]]]:
@@ -107,12 +108,13 @@ SIZES: dict[str, dict[str, dict[str, int]]] = _sizes()
 """SIZES[game][size]: the knobs of `Arch` for each game and named size ("paper": Table A1; "small": CPU-sized)."""
 
 
-def build(game_name: str, size: str = "small", **overrides: int) -> PolicyValueNet:
+def build(game_name: str, size: str = "small", *, kind: str = "resnet", **overrides: int) -> nn.Module:
     """A freshly initialised network for `game_name` in eval mode; its `arch` describes it.
 
     Args:
         game_name: a name `games.load` accepts.
         size: a key of SIZES[game_name] ("paper" or "small").
+        kind: the architecture, a key of ARCHITECTURES.
         **overrides: knobs of `Arch` to change (filters, blocks, policy_filters, value_filters,
             value_hidden), e.g. tiny nets in tests; the size is then recorded as "custom".
 
@@ -127,6 +129,8 @@ def build(game_name: str, size: str = "small", **overrides: int) -> PolicyValueN
     unknown = sorted(set(overrides) - set(knobs))
     if unknown:
         raise ValueError(f"unknown network override(s) {', '.join(unknown)}; known: {', '.join(knobs)}")
+    if kind not in ARCHITECTURES:
+        raise ValueError(f"unknown network kind {kind!r}; known: {', '.join(ARCHITECTURES)}")
     custom = any(knobs[k] != v for k, v in overrides.items())
     arch = Arch(
         game=game_name,
@@ -135,8 +139,9 @@ def build(game_name: str, size: str = "small", **overrides: int) -> PolicyValueN
         board_shape=tuple(game.board_shape),
         num_actions=game.num_distinct_actions(),
         **{**knobs, **overrides},
+        kind=kind,
     )
-    return PolicyValueNet(arch).eval()
+    return ARCHITECTURES[kind](arch).eval()
 
 
 class ResidualBlock(nn.Module):
@@ -276,3 +281,6 @@ def _check_dropout(dropout: Tensor, x: Tensor) -> Tensor:
         lo, hi = dropout.min().item(), dropout.max().item()
         raise ValueError(f"dropout probabilities must lie in [0, {MAX_DROPOUT}], got values from {lo} to {hi}")
     return dropout.to(x.device)
+
+
+ARCHITECTURES = {"resnet": PolicyValueNet}  # Arch.kind -> the nn.Module built from an Arch (the checkpoint loader's)

@@ -1,4 +1,6 @@
-"""The networks shipped with sparring, and the evaluator that `az:net=NET` names.
+"""The networks shipped with sparring, and the evaluator that `az:net=NET` names: one of `NET_FREE`, or a
+checkpoint (a shipped net's name or a file) evaluated by `nets.NetEvaluator`. tests/test_evaluator.py runs the
+evaluator protocol's conformance suite over each of them.
 
 A shipped net is `nets/shipped/NAME.pt`, NAME a game's name (its default net) or any other name.
 This module imports neither torch nor the rest of `nets` until a network is loaded, so checking a
@@ -12,7 +14,10 @@ from pathlib import Path
 import games
 from search.evaluator import Evaluator, UniformEvaluator
 
-NET_FREE = ("uniform", "playout")  # the net-free baselines an `az` agent can play with
+NET_FREE = {  # the net-free evaluators an `az` agent can play with, by their `net=` name
+    "uniform": lambda: UniformEvaluator(value="zero"),  # uniform priors, value 0
+    "playout": lambda: UniformEvaluator(value="playout"),  # uniform priors, one random playout's result
+}
 SHIPPED = Path(__file__).resolve().parent / "shipped"
 
 
@@ -48,7 +53,7 @@ def make_evaluator(net: str | None, game: games.Game, *, device: str = "auto") -
     plays the same whichever games share the evaluator."""
     net = resolve_net(net, game)
     if net in NET_FREE:
-        return UniformEvaluator(value="zero" if net == "uniform" else "playout")
+        return NET_FREE[net]()
     from nets.checkpoint import load
     from nets.evaluator import NetEvaluator
 

@@ -289,3 +289,53 @@ def test_uniform_playout_values_match_random_playouts(moves):
     copy.keys[:] = np.arange(100)
     again.evaluate(copy, 100)
     assert np.array_equal(copy.values, batch.values[:100])
+
+
+# --- the protocol's conventions, over every evaluator `az:net=` can name ----------------------------
+
+from nets.shipped import NET_FREE, make_evaluator  # noqa: E402
+
+KINDS = [*NET_FREE, "checkpoint"]
+
+
+def evaluator_of(kind: str, game, tmp_path):
+    """The evaluator `az:net=` gives for `kind`: a net-free one by name, or a tiny net saved as a checkpoint."""
+    if kind == "checkpoint":
+        path = tmp_path / "tiny.pt"
+        nets.save(path, tiny(game.name))
+        return make_evaluator(str(path), game, device="cpu")
+    return make_evaluator(kind, game)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("name", GAMES)
+def test_every_evaluator_keeps_the_protocols_conventions(kind, name, tmp_path):
+    game = games.load(name)
+    evaluator = evaluator_of(kind, game, tmp_path)
+    assert isinstance(evaluator, Evaluator) and evaluator.game in (None, name)
+    batch, states = filled(evaluator, game, 5, 8)
+    end = game.new_initial_state()
+    while not end.is_terminal():
+        end.apply_action(end.legal_actions()[0])
+    batch.put(5, end)  # a terminal row: no legal action
+    batch.priors[6:] = 7.0
+    batch.values[6:] = 7.0
+    batch.keys[:6] = np.arange(1, 7, dtype=np.uint64)
+    evaluator.evaluate(batch, 6)
+    for row, state in enumerate(states):
+        legal = np.zeros(game.num_distinct_actions(), dtype=bool)
+        legal[state.legal_actions()] = True
+        assert np.all(batch.priors[row][~legal] == 0.0) and batch.priors[row][legal].sum() == pytest.approx(1.0)
+    assert np.all(batch.priors[5] == 0.0) and not np.isnan(batch.priors[:6]).any()
+    assert np.all(np.abs(batch.values[:6]) <= 1.0)
+    assert np.all(batch.priors[6:] == 7.0) and np.all(batch.values[6:] == 7.0)  # rows beyond n untouched
+    alone = evaluator.new_batch(game, 1)
+    alone.put(0, states[3], key=4)
+    evaluator.evaluate(alone, 1)
+    np.testing.assert_allclose(alone.priors[0], batch.priors[3], atol=1e-6)  # a row's answer is its own
+    np.testing.assert_allclose(alone.values[0], batch.values[3], atol=1e-6)
+
+
+def test_an_unknown_net_is_a_one_line_error_naming_the_net_free_ones():
+    with pytest.raises(ValueError, match="net=uniform / net=playout"):
+        make_evaluator("no-such-net", games.load("connect4"))

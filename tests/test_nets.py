@@ -12,6 +12,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 
@@ -353,3 +354,51 @@ def test_checkpoint_for_another_game(tmp_path):
         "`sparring net init connect4 --out PATH`"
     )
     assert nets.load(path).arch.game == "othello6"  # without game= any game loads
+
+
+# --- conformance over every architecture of nets.ARCHITECTURES --------------------------------------
+
+
+def np_planes(game, n):
+    """n encoded positions of `game`: the start, then each after one more ply of its lowest legal action."""
+    states, state = [], game.new_initial_state()
+    for _ in range(n):
+        states.append(state.encode())
+        state.apply_action(state.legal_actions()[0])
+    return np.stack(states)
+
+
+@pytest.mark.parametrize("kind", nets.ARCHITECTURES)
+@pytest.mark.parametrize("game", GAMES)
+def test_every_architecture_answers_the_game_and_round_trips_through_a_checkpoint(kind, game, tmp_path):
+    torch.manual_seed(0)
+    net = nets.build(game, kind=kind, filters=8, blocks=1)
+    g = games.load(game)
+    assert net.arch.kind == kind
+    planes = torch.from_numpy(np_planes(g, 4))
+    keys = torch.arange(4, dtype=torch.int64)
+    with torch.inference_mode():
+        logits, value = net(planes)
+        damaged_logits, damaged = net(planes, torch.tensor([0.0, 0.5, 0.0, 0.9]), keys)
+    assert logits.shape == (4, g.num_distinct_actions()) and value.shape == (4,)
+    assert torch.all(value.abs() <= 1.0) and torch.isfinite(logits).all()
+    assert torch.equal(damaged_logits[[0, 2]], logits[[0, 2]]) and torch.equal(damaged[[0, 2]], value[[0, 2]])
+    nets.save(tmp_path / "net.pt", net)
+    again = nets.load(tmp_path / "net.pt", game=game)
+    assert type(again) is type(net) and again.arch == net.arch
+    with torch.inference_mode():
+        assert torch.equal(again(planes)[1], value)
+
+
+def test_a_checkpoint_of_an_unknown_kind_is_refused_and_one_without_a_kind_is_a_resnet(tmp_path, monkeypatch):
+    net = tiny()
+    nets.save(tmp_path / "net.pt", net)
+    monkeypatch.setattr(nets.model, "ARCHITECTURES", {})
+    monkeypatch.setattr(nets.checkpoint, "ARCHITECTURES", {})
+    with pytest.raises(nets.CheckpointError, match="holds a 'resnet' net, which this sparring does not know"):
+        nets.load(tmp_path / "net.pt")
+    monkeypatch.undo()
+    from nets.shipped import shipped_nets
+
+    for path in shipped_nets().values():  # written before Arch had a kind
+        assert nets.load(path).arch.kind == "resnet"
