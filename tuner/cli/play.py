@@ -120,12 +120,29 @@ def add_commands(sub) -> None:
     serve.set_defaults(run=_serve)
 
     profiles = sub.add_parser("profiles", help="list or delete player profiles",
-                              description="List the player profiles, or delete a person's.")  # fmt: skip
-    profiles.add_argument("--profiles", metavar="PATH", help="the profile database (default: in the user's data "
-                          "directory)")  # fmt: skip
+                              description="List the player profiles, or delete a person's.",
+                              epilog="examples:\n  sparring profiles\n  sparring profiles delete ada --game connect4",
+                              formatter_class=RAW)  # fmt: skip
+    where = "the profile database (default: in the user's data directory)"
+    profiles.add_argument("--profiles", metavar="PATH", help=where)
     psub = profiles.add_subparsers(dest="profiles_command", metavar="COMMAND")
-    psub.add_parser("list", help="every profile with its record (the default)")
-    delete = psub.add_parser("delete", help="delete a person's profiles")
+    listing = psub.add_parser(
+        "list",
+        help="every profile with its record (the default)",
+        description="List every player profile: its game, opponent spec and record.",
+        epilog="example:\n  sparring profiles list --profiles ~/ada.sqlite",
+        formatter_class=RAW,
+    )
+    delete = psub.add_parser(
+        "delete",
+        help="delete a person's profiles",
+        description="Delete a person's profiles (every game's, or one game's).",
+        epilog="example:\n  sparring profiles delete ada --game connect4",
+        formatter_class=RAW,
+    )
     delete.add_argument("name", help="the person's profile name")
     delete.add_argument("--game", choices=games.names(), help="only this game's")
+    for command in (listing, delete):  # after the command too; SUPPRESS keeps a PATH given before it
+        command.add_argument("--profiles", metavar="PATH", default=argparse.SUPPRESS, help=where)
+        command.set_defaults(run=_profiles)
     profiles.set_defaults(run=_profiles, profiles_command="list")
