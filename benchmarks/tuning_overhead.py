@@ -24,6 +24,7 @@ from numba import njit
 import games
 from benchmarks.common import environment
 from games.rng import make_rng
+from search.allocation import choose, update
 from tuner.agents import make_agent
 
 STRATEGIES = ["nmc", "lsi", "ea", "ntbea", "cmaes", "grid", "random"]
@@ -36,8 +37,8 @@ def tuner_steps(steps, state, rng, n, rewards):
     """n choose+update steps with rewards from a fixed sequence (what the search adds per player)."""
     x = np.zeros(state.sizes.shape[0], dtype=np.int64)
     for i in range(n):
-        steps.choose(state, rng, x)
-        steps.update(state, x, rewards[i % rewards.shape[0]], rng)
+        choose(steps, state, rng, x)
+        update(steps, state, x, rewards[i % rewards.shape[0]], rng)
 
 
 def tuner_cost(tuner, rounds, rewards, steps):

@@ -18,7 +18,7 @@ with numba 0.68.1: a warm Breakthrough start took 3.3 s instead of 0.1 s). Givin
 stable id, its qualified name, makes those cache entries load in later processes.
 
 numba's pedantic SSA check warns ("variable ... is not in scope") when an overload inlined at typing
-time (tuner.strategies' choose/update) itself inlines kernels; the code is right (a test compares it
+time (search.allocation's choose/update) itself inlines kernels; the code is right (a test compares it
 step for step with the uninlined steps), so that one warning is silenced.
 """
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from games.jit import kernel
 from games.rng import next_u64, randint, uniform
+from search.allocation import choose, update
 from search.tree import FREE_NODE, FREE_ROW, FULL, ROOT, child, clear, copy_subtree, new_tree, root_statistics
 
 # indices of the search-control parameter vector (SA-MCTS Table I)
@@ -248,14 +249,14 @@ def run_tuned_simulations(g, tree, root_state, params, settings, n_simulations, 
         if tree.meta[FULL] == 1:
             return i
         # [SA-MCTS Fig. 1]: each player's strategy chooses before the simulation and learns its result after
-        steps.choose(state0, rng, x0)
-        steps.choose(state1, rng, x1)
+        choose(steps, state0, rng, x0)
+        choose(steps, state1, rng, x1)
         for j in range(d):
             params[0, columns[j]] = values[j, x0[j]]
             params[1, columns[j]] = values[j, x1[j]]
         w = simulate(g, tree, root_state, params, settings, rng, s, legal, scores, path, movers, moves, players)
-        steps.update(state0, x0, reward(w, 0), rng)
-        steps.update(state1, x1, reward(w, 1), rng)
+        update(steps, state0, x0, reward(w, 0), rng)
+        update(steps, state1, x1, reward(w, 1), rng)
     return n_simulations
 
 

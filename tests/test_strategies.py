@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from numba import njit
 
+from search.allocation import choose, update
 from tuner.strategies import (
     COMPILED,
     NAMES,
@@ -243,11 +244,11 @@ def test_legality_is_never_violated(kind):
 
 @njit(error_model="numpy")
 def compiled_steps(steps, state, rng, rewards):
-    """choose + update in one compiled loop, the steps passed in as the search is given them."""
+    """choose + update in one compiled loop, the steps passed in and inlined as in the search."""
     x = np.zeros(state.sizes.shape[0], dtype=np.int64)
     for i in range(rewards.shape[0]):
-        steps.choose(state, rng, x)
-        steps.update(state, x, rewards[i], rng)
+        choose(steps, state, rng, x)
+        update(steps, state, x, rewards[i], rng)
 
 
 @pytest.mark.parametrize("kind", sorted(COMPILED))

@@ -14,6 +14,7 @@ import numpy as np
 
 from games.jit import kernel
 from games.rng import make_rng
+from search.allocation import choose, update
 from tuner.strategies._registry import COMPILED, NAMES, REGISTRY
 from tuner.strategies._settings import check_reward
 from tuner.strategies._space import Space
@@ -46,12 +47,12 @@ class AllocationStrategy(Protocol):
 
 @kernel
 def _ask(steps, st, rng, x):
-    steps.choose(st, rng, x)
+    choose(steps, st, rng, x)
 
 
 @kernel
 def _tell(steps, st, x, reward, rng):
-    steps.update(st, x, reward, rng)
+    update(steps, st, x, reward, rng)
 
 
 @kernel

@@ -1,0 +1,85 @@
+"""One conformance suite for every agent of `tuner.agents.AGENTS` (a new entry gets it all), on every game it
+accepts: it plays whole legal games through the hooks, replays them from its seed,
+answers for many games at once as for each, and its spec round-trips, is listed by --help and refuses an unknown key."""
+
+import pytest
+
+import games
+from search.agents import Agent, RandomAgent
+from tuner.agents import AGENTS, check_spec, describe_agents, make_agent, make_agents, parse_spec
+from tuner.match import play_game
+
+
+def tiny(name: str) -> str:
+    """Agent `name` at a budget small enough for a test (a net-free AlphaZero)."""
+    keys = AGENTS[name].keys
+    small = {"simulations": "12", "depth": "2", "net": "uniform"}
+    items = [f"{k}={v}" for k, v in small.items() if k in keys]
+    return name + (":" + ",".join(items) if items else "")
+
+
+def accepted():
+    """(agent, game) for every game on which the agent's checks pass."""
+    for name in AGENTS:
+        for game in games.names():
+            try:
+                check_spec(game, tiny(name))
+            except ValueError:
+                continue
+            yield name, game
+
+
+CASES = list(accepted())
+
+
+def test_every_agent_plays_some_game_and_every_game_has_agents():
+    assert {name for name, _ in CASES} == set(AGENTS) - ({"perfect"} if not _solver() else set())
+    assert {game for _, game in CASES} == set(games.names())
+
+
+def _solver() -> bool:
+    from search.perfect import available
+
+    return available()
+
+
+def moves_of(name: str, game: str, seed: int) -> list[int]:
+    """The moves of one game of the agent (first) against a seeded random player."""
+    g = games.load(game)
+    agent = make_agent(g, tiny(name), seed=seed)
+    assert isinstance(agent, Agent)
+    result = play_game(g, agent, RandomAgent(g, 99), seed=seed, index=0)
+    return result.moves
+
+
+@pytest.mark.parametrize("name, game", CASES)
+def test_an_agent_plays_legal_games_and_replays_them_from_its_seed(name, game):
+    first = moves_of(name, game, seed=3)
+    replay = games.load(game).new_initial_state()
+    for action in first:
+        replay.apply_action(action)  # ValueError on an illegal move
+    assert replay.is_terminal()
+    assert moves_of(name, game, seed=3) == first
+
+
+@pytest.mark.parametrize("name, game", [c for c in CASES if c[1] == "connect4"])
+def test_an_agent_answers_many_games_at_once_as_it_answers_each(name, game):
+    g = games.load(game)
+    group = make_agents(g, tiny(name), seeds=[5, 6, 7])
+    start = g.new_initial_state()
+    after = start.clone()
+    after.apply_action(3)
+    together = group.select_actions([0, 2], [start, after])
+    alone = [make_agent(g, tiny(name), seed=s).select_action(st) for s, st in ((5, start), (7, after))]
+    assert together == alone and all(a in st.legal_actions() for a, st in zip(together, (start, after)))
+
+
+@pytest.mark.parametrize("name", AGENTS)
+def test_a_spec_round_trips_is_listed_by_help_and_refuses_an_unknown_key(name):
+    spec = parse_spec(tiny(name))
+    assert parse_spec(str(spec)).options == spec.options
+    text = describe_agents()
+    assert f"  {name} " in text and all(f"{key}=" in text for key in AGENTS[name].keys)
+    with pytest.raises(ValueError, match=f"unknown key 'nokey' for agent '{name}'.*valid keys") as error:
+        parse_spec(f"{name}:nokey=1")
+    assert "\n" not in str(error.value)
