@@ -23,7 +23,7 @@ LAYERS = (
     "tuner.samplers",  # the strategies as Optuna samplers
     "tuner.agents",  # the composition root: spec strings to agents
     "tuner.match",  # arenas, intervals, ratings
-    "tuner.training",  # a training run's yardstick matches and report
+    "tuner.yardsticks",  # a training run's yardstick matches and report
     "tuner.study",  # study folders
     "tuner.play",  # a person against the opponent
     "tuner.cli",  # the command line

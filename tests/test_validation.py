@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from games.rng import derive_seeds
-from tuner.study import bench, truth, validate
+from tuner.study import regret, truth, validate
 from tuner.study.objective import OBJECTIVES, play_trials
 from tuner.study.report import validated_table, write_report
 from tuner.study.runner import load, run, status, trial_seed
@@ -206,8 +206,8 @@ def test_the_tabular_benchmark_is_seeded_and_reproducible(make_study, tiny_study
     table = _truth(make_study, tiny_study, [0.5, 0.7, 0.6, 0.55])
     space = tiny_study.replace("values = [0.25, 0.5, 1.0, 2.0]", "values = [1.0, 2.0, 3.0, 4.0]")
     folder = make_study(name="ntbea", strategy="ntbea", text=space.replace("high = 2.0", "high = 99"))
-    a = bench.bench(table, [folder], seeds=3, budgets=[2, 8])
-    assert a == bench.bench(table, [folder], seeds=3, budgets=[2, 8])
+    a = regret.bench(table, [folder], seeds=3, budgets=[2, 8])
+    assert a == regret.bench(table, [folder], seeds=3, budgets=[2, 8])
     draws = [table.draw({"C": 2.0}, 10, seed) for seed in range(5)]
     assert draws[0] == table.draw({"C": 2.0}, 10, 0) and len({json.dumps(d) for d in draws}) > 1
     assert all(sum(wdl) == 10 for d in draws for s in d.values() for wdl in s.values())
@@ -228,16 +228,16 @@ def test_the_winner_s_curse_on_a_noisy_nearly_flat_problem(make_study, tiny_stud
     values[7] = 0.6
     table = _truth(make_study, tiny_study, values)
     spec = replace(table.spec, games=10)
-    regret, optimism = [], []
+    regrets, optimism = [], []
     for seed in range(200):
         draws = [table.draw({"C": float(k + 1)}, 10, seed * 100 + k) for k in range(20)]
         trials = [_Trial(float(k + 1), OBJECTIVES["winrate"].value(d)) for k, d in enumerate(draws)]
         pick = lcb_point(spec, trials)  # points tried once each: the rule is the highest observed mean
         observed = next(t.user_attrs["reward"] for t in trials if t.params == pick)
-        regret.append(table.regret(pick))
+        regrets.append(table.regret(pick))
         optimism.append(observed - table.value(pick))
     # positive expected regret, and an observed value far above its truth: only fresh games correct it
-    assert np.mean(regret) > 0.05 and np.mean(optimism) > 0.1
+    assert np.mean(regrets) > 0.05 and np.mean(optimism) > 0.1
 
 
 def test_truth_lookups_find_inf_and_snap_finite_values(make_study, tiny_study):
@@ -311,7 +311,7 @@ def test_a_study_of_another_range_is_not_scored_by_the_table(make_study, tiny_st
     table = truth.Truth(StudySpec.load(make_study(name="t", text=tiny_study)), [])
     wider = StudySpec.load(make_study(name="w", text=tiny_study.replace("high = 2.0", "high = 9.0")))
     with pytest.raises(StudyError, match="another problem"):
-        bench.check_problem(table, wider, "w")
+        regret.check_problem(table, wider, "w")
     settings = tiny_study.replace('name = "STRATEGY"', 'name = "STRATEGY"\npopulation = 4\nelite = 2')
     ea = StudySpec.load(make_study(name="ea", strategy="ea", text=settings))
     assert ea.label == "ea (elite=2, population=4)" and table.spec.label == "random"
@@ -351,7 +351,7 @@ def test_compare_scores_each_budget_s_recommendation_by_the_truth(make_study, ti
     folders = [make_study(name=f"s{seed}", text=text.replace("seed = 3", f"seed = {seed}")) for seed in (1, 2)]
     for folder in folders:
         run(folder, progress=False)  # 4 trials of 2 games
-    curves = bench.regret_curves(table, folders, budgets=[2, 8])
+    curves = regret.regret_curves(table, folders, budgets=[2, 8])
     worth = {0.25: 0.3, 0.5: 0.9, 1.0: 0.6, 2.0: 0.5}
     for k, folder in enumerate(folders):
         trials = sorted(load(folder)[1].get_trials(), key=lambda t: t.number)
@@ -403,7 +403,7 @@ def test_the_bench_plays_each_study_s_own_games_and_seeds(make_study, tiny_study
     drawn = []
     real = table.draw
     monkeypatch.setattr(table, "draw", lambda values, games, seed: drawn.append(games) or real(values, games, seed))
-    curves = bench.bench(table, [folder], seeds=4, budgets=[20, 40])
+    curves = regret.bench(table, [folder], seeds=4, budgets=[20, 40])
     assert drawn == [5] * 4 * 4  # four trials a seed, each of the study's 5 games a seat
     assert len({json.dumps(v) for v in curves["random"]["value"]}) > 1  # the seeds are different runs
 
@@ -413,12 +413,12 @@ def test_the_bench_plans_lsi_for_each_budget(make_study, tiny_study, monkeypatch
     text = tiny_study.replace('name = "STRATEGY"', 'name = "STRATEGY"\nbudget = 50')
     folder = make_study(name="lsi", strategy="lsi", text=text)
     planned = []
-    real = bench.make_sampler
-    monkeypatch.setattr(bench, "make_sampler", lambda spec: planned.append(spec.settings["budget"]) or real(spec))
-    curves = bench.bench(table, [folder], seeds=2, budgets=[8, 40])
+    real = regret.make_sampler
+    monkeypatch.setattr(regret, "make_sampler", lambda spec: planned.append(spec.settings["budget"]) or real(spec))
+    curves = regret.bench(table, [folder], seeds=2, budgets=[8, 40])
     assert planned == [4, 20] * 2 and list(curves) == ["lsi (budget=each budget)"]  # 2 games a trial
     for seed, values in zip(curves["lsi (budget=each budget)"]["seeds"], curves["lsi (budget=each budget)"]["value"]):
-        lone = [bench._tabular_study(table, replace(StudySpec.load(folder), seed=seed, settings={"budget": t}), [b])[0]
+        lone = [regret._tabular_study(table, replace(StudySpec.load(folder), seed=seed, settings={"budget": t}), [b])[0]
                 for t, b in ((4, 8), (20, 40))]  # fmt: skip
         assert values == lone  # each budget read at the end of the run planned for it
 
@@ -427,12 +427,12 @@ def test_significance_pairs_seeds_and_marks_only_the_reference(make_study, tiny_
     def curves(**regrets):
         return {name: {"seeds": list(range(len(r))), "regret": [[x] for x in r]} for name, r in regrets.items()}
 
-    p = bench.significance(curves(a=[0.0, 0.0, 0.0], b=[0.1, 0.1, 0.1], c=[0.0, 0.0, 0.0]), 0)
+    p = regret.significance(curves(a=[0.0, 0.0, 0.0], b=[0.1, 0.1, 0.1], c=[0.0, 0.0, 0.0]), 0)
     assert np.isnan(p["a"]) and p["b"] == 0.0 and np.isnan(p["c"])  # worse on every seed; the same on every seed
     # b is worse than a by about 0.01 on each seed, while both vary a lot across seeds: pairing sees it
     a, b = [0.0, 0.2, 0.4, 0.1, 0.3], [0.011, 0.209, 0.412, 0.108, 0.311]
-    paired = bench.significance(curves(a=a, b=b), 0)["b"]
-    unpaired = bench.significance({"a": {"seeds": [0, 1, 2, 3, 4], "regret": [[x] for x in a]},
+    paired = regret.significance(curves(a=a, b=b), 0)["b"]
+    unpaired = regret.significance({"a": {"seeds": [0, 1, 2, 3, 4], "regret": [[x] for x in a]},
                                    "b": {"seeds": [5, 6, 7, 8, 9], "regret": [[x] for x in b]}}, 0)["b"]  # fmt: skip
     assert paired < 0.001 < 0.5 < unpaired
 
@@ -472,4 +472,4 @@ def test_a_budget_counts_finished_trials_not_failed_ones(make_study, tiny_study)
         study.add_trial(optuna.trial.create_trial(params={"C": c}, distributions=dist, value=v, state=getattr(
             optuna.trial.TrialState, state), user_attrs={} if v is None else {"reward": v}))  # fmt: skip
     # 4 games are two finished trials: the failed one between them does not use up the budget
-    assert bench.scores(table, spec, study.get_trials(), [2, 4]) == [0.3, 0.9]
+    assert regret.scores(table, spec, study.get_trials(), [2, 4]) == [0.3, 0.9]

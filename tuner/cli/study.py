@@ -63,13 +63,13 @@ def _compare(args) -> int:
 
     out = Path(args.out) if args.out else Path(args.folder[0]).resolve().parent / "report"
     if args.truth:
-        from tuner.study import bench
+        from tuner.study import regret
 
         table = _truth_table(args.truth)
-        curves = bench.regret_curves(table, args.folder, args.budgets, args.storage)
+        curves = regret.regret_curves(table, args.folder, args.budgets, args.storage)
         title = f"Strategies on {table.spec.game}, real games: regret of the recommendation"
-        path = bench.write(curves, args.budgets, out, "regret", title, table)
-        _print_regret(bench.summarise(curves, args.budgets), args.budgets)
+        path = regret.write(curves, args.budgets, out, "regret", title, table)
+        _print_regret(regret.summarise(curves, args.budgets), args.budgets)
         print(f"regret: {path}")
     path = write_comparison(args.folder, out, args.storage)
     if not args.truth:  # the recommendations' replayed values: what to compare by without a truth table
@@ -93,16 +93,16 @@ def _truth_table(folder):
 def _bench(args) -> int:
     from tqdm import tqdm
 
-    from tuner.study import bench
+    from tuner.study import regret
 
     table = _truth_table(args.truth)
     strategies = len({StudySpec.load(f).label for f in args.folder})
     with tqdm(total=strategies * args.seeds, desc="tabular benchmark", unit="run", dynamic_ncols=True) as bar:
-        curves = bench.bench(table, args.folder, args.seeds, args.budgets, args.workers, progress=bar)
+        curves = regret.bench(table, args.folder, args.seeds, args.budgets, args.workers, progress=bar)
     out = Path(args.out) if args.out else Path(args.folder[0]).resolve().parent / "report"
     title = f"Strategies on {table.spec.game}, tabular benchmark ({args.seeds} seeds): regret of the recommendation"
-    path = bench.write(curves, args.budgets, out, "bench", title, table)
-    _print_regret(bench.summarise(curves, args.budgets), args.budgets)
+    path = regret.write(curves, args.budgets, out, "bench", title, table)
+    _print_regret(regret.summarise(curves, args.budgets), args.budgets)
     print(f"tabular benchmark: {path}")
     return 0
 

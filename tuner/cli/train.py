@@ -82,7 +82,7 @@ def _train(args) -> int:
     from nets.train import TABLE_A1, Run
     from tuner.cli.common import CommandError
     from tuner.provenance import environment
-    from tuner.training import Yardsticks
+    from tuner.yardsticks import Yardsticks
 
     config = _config(args)
     if args.eval_games < 0 or (args.iterations is not None and args.iterations < 1):
@@ -107,7 +107,7 @@ def _loop(run, args, config, target, yardsticks, provenance) -> int:
     """Iterations until `target` or --hours, with a progress bar and the report after every evaluation."""
     from tqdm import tqdm
 
-    from tuner.training import write_report
+    from tuner.yardsticks import write_report
 
     if run.iteration >= target:
         print(f"{args.out}: already at iteration {run.iteration} of {target}; raise --iterations to go on")

@@ -6,6 +6,8 @@
 - `storage`: the Optuna storage (journal file or PostgreSQL), locks and crash recovery;
 - `runner`: running a study with workers, and its status;
 - `report`: Markdown reports with plots, and comparisons of strategies;
+- `recommend`, `validate`: the final recommendation, and its replay with fresh games;
+- `truth`, `regret`: a dense ground truth, and strategies scored by the true value of what they recommend.
 """
 
 from tuner.study.report import write_comparison, write_report
