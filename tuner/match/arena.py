@@ -205,11 +205,12 @@ def play_matches(game, matches: list[tuple], *, workers: int = 1, backend: str =
     g = load_game(name)
     if not matches:
         raise ValueError("no matches to play")
-    for spec_a, spec_b, _, games in matches:
-        for spec in (spec_a, spec_b):
-            check_spec(g, spec)  # fail fast, before any worker starts, on a bad spec
+    for *_, games in matches:
         if games < 1:
             raise ValueError("games must be at least 1")
+    names = [(str(a), str(b)) for a, b, *_ in matches]  # the results keep the specs as they were given
+    # parsed and checked once, here at the edge, before any worker starts; below, every use takes the parsed spec
+    matches = [(check_spec(g, a), check_spec(g, b), seed, games) for a, b, seed, games in matches]
     if workers < 1:
         raise ValueError("workers must be at least 1")
     if backend not in ("threads", "processes"):
@@ -247,8 +248,8 @@ def play_matches(game, matches: list[tuple], *, workers: int = 1, backend: str =
         for (m, _), games_played in zip(share, job):
             played[m] += games_played
     out = []
-    for (spec_a, spec_b, seed, _), games_played in zip(matches, played):
-        result = MatchResult(name, str(spec_a), str(spec_b), seed)
+    for (spec_a, spec_b), (_, _, seed, _), games_played in zip(names, matches, played):
+        result = MatchResult(name, spec_a, spec_b, seed)
         for r in sorted(games_played, key=lambda r: r.index):
             (result.first if r.a_seat == 0 else result.second).add(r.outcome)
             result.games.append(r)
