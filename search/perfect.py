@@ -52,6 +52,8 @@ def move_scores(state, depth: int | None = None) -> dict[int, int]:
         raise ValueError("a finished game has no moves to score")
     solver = _solver()
     with _lock:
+        if depth is not None:  # a cut-off search reads what earlier searches left in the table: start it empty,
+            solver.reset_transposition_table()  # so that a seeded player replays (measured: the first game differed)
         return dict(solver.score_all_moves(Board(state.history()), max_depth=-1 if depth is None else depth))
 
 
