@@ -27,11 +27,21 @@ MATCHES = [
     ("othello6", "ap:simulations=60,tuner=ntbea,tune=all", "ap:simulations=60,tuner=nmc,tune=C+eps+K+Ref", 2, 20),
     # AlphaZero's batched search and AlphaDDA, over net-free evaluators (exact on any machine); playout values
     # vary with the position, so every adjuster moves its knobs
-    ("connect4", "az:net=playout,simulations=24,dda=alphadda1,nh=2,a_sim=1.5,b_sim0=-1.2,n_max=24",
-     "az:net=playout,simulations=24,dda=alphadda3", 2, 21),
+    (
+        "connect4",
+        "az:net=playout,simulations=24,dda=alphadda1,nh=2,a_sim=1.5,b_sim0=-1.2,n_max=24",
+        "az:net=playout,simulations=24,dda=alphadda3",
+        2,
+        21,
+    ),
     ("othello6", "az:net=playout,simulations=16,dda=alphadda2", "az:net=playout,simulations=16,dda=alphadda1z", 2, 22),
-    ("connect4", "az:net=playout,simulations=24,leaves=4,noise=0.25,reuse=yes,t_opening=4,eps=0.2",
-     "az:net=uniform,simulations=16,dsa=both", 2, 23),
+    (
+        "connect4",
+        "az:net=playout,simulations=24,leaves=4,noise=0.25,reuse=yes,t_opening=4,eps=0.2",
+        "az:net=uniform,simulations=16,dsa=both",
+        2,
+        23,
+    ),
 ]
 
 
