@@ -22,7 +22,7 @@ import torch
 
 import games
 import nets
-from search.puct import PUCT
+from search.puct import PUCT, Request
 from tuner.provenance import environment
 
 
@@ -83,7 +83,7 @@ def search_rate(model, game, *, concurrent: int, leaves: int, simulations: int, 
             puct.reset(i)
         evaluator.calls = evaluator.rows = 0
         t = time.perf_counter()
-        results = puct.search(list(range(concurrent)), states, simulations=simulations)
+        results = puct.search([Request(i, state, simulations) for i, state in enumerate(states)])
         rate = sum(res.simulations for res in results) / (time.perf_counter() - t)
         batch = max(1, round(evaluator.rows / max(1, evaluator.calls)))
         if r:

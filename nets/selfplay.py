@@ -20,7 +20,7 @@ import numpy as np
 
 from games.rng import derive_seeds, make_rng
 from search.move_choice import choose_by_temperature, choose_move
-from search.puct import PUCT
+from search.puct import PUCT, Request
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ def self_play(game, evaluator, *, games: int, simulations: int, seed: int, c_puc
     planes, policy, movers = ([[] for _ in range(games)] for _ in range(3))
     active, sims = list(range(games)), 0
     while active:
-        results = puct.search(active, [states[i] for i in active], simulations=simulations)
+        results = puct.search([Request(i, states[i], simulations) for i in active])
         for i, r in zip(active, results):
             state = states[i]
             pi = np.zeros(a, dtype=np.float32)

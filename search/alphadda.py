@@ -9,7 +9,8 @@ AlphaDDA2's took them from its damaged net).
 
 - AlphaDDA1 (eqs. 2-3): N_sim = ceil(10^(-A_sim (v̄ c + B_sim0))), at most N_max.
 - AlphaDDA2 (eqs. 4-5): dropout probability P_drop = A_drop (v̄ c + P_drop0), clipped to [0, P_max].
-- AlphaDDA3 (eqs. 6-7): the search scores edges by UCT without priors on a changed value (`search.puct`).
+- AlphaDDA3 (eqs. 6-7): the search scores edges by UCT without priors on a changed value (`ALPHADDA3_RULE`,
+  the rule of its `search.puct` forest).
 
 Signs. The web copy of the paper lost minus signs in Tables A2-A3 and eq. 2 (its PDF text and both
 copies' Tables 1-2 print them); the equations decide, and the authors' scripts agree. With A_sim > 0,
@@ -28,7 +29,9 @@ import math
 
 import numpy as np
 
+from games.jit import kernel
 from search.evaluator import MAX_DROPOUT
+from search.puct import Rule
 from search.strength import Knobs, StrengthAdjuster, inter_game_step
 
 TABLE_1 = {  # AlphaDDA1 [AlphaDDA Table 1]
@@ -88,25 +91,39 @@ class ValueAdjuster(StrengthAdjuster):
         self.values: dict[int, float] = {}  # plies played -> clean value there, from the first player's view
         self.mean = 0.0  # v̄ c at the last search
 
-    def mean_value(self, state) -> float:
-        """v̄ c at `state`: the mean of the clean values of the last N_h positions before a turn, the
-        current one included, each from the view of the player to move in `state`."""
+    def pending(self, state) -> list[tuple[int, object]]:
+        """The positions whose clean values v̄ c at `state` still lacks, as (ply, position), oldest first: the
+        last N_h positions before a turn, the current one included. A `state` of another game starts the
+        history afresh."""
         history = state.history()
         if history[: len(self.history)] != self.history:  # another game: start its history afresh
             self.new_game()
         self.history = list(history)
         plies = range(max(0, len(history) - self.nh + 1), len(history) + 1)
-        missing = [p for p in plies if p not in self.values]
+        replay, out = self.game.new_initial_state(), []
+        for ply in (p for p in plies if p not in self.values):
+            for action in history[len(replay.history()) : ply]:
+                replay.apply_action(action)
+            out.append((ply, replay.clone()))
+        return out
+
+    def learn(self, ply: int, position, value: float) -> None:
+        """The clean net's `value` of `position`, reached at ply `ply`, from the view of its player to move."""
+        self.values[ply] = (1.0 if position.current_player() == 0 else -1.0) * value
+
+    def mean_value(self, state) -> float:
+        """v̄ c at `state`: the mean of the clean values of the last N_h positions before a turn, the
+        current one included, each from the view of the player to move in `state`. Values not yet learnt
+        are evaluated here, undamaged (the az agents learn them beforehand, all games in one forward)."""
+        missing = self.pending(state)
         if missing:
-            replay, signs = self.game.new_initial_state(), []
-            for row, ply in enumerate(missing):
-                for action in history[len(replay.history()) : ply]:
-                    replay.apply_action(action)
-                self.batch.put(row, replay)  # dropout 0: the undamaged net
-                signs.append(1.0 if replay.current_player() == 0 else -1.0)
+            for row, (_, position) in enumerate(missing):
+                self.batch.put(row, position)  # dropout 0: the undamaged net
             self.evaluator.evaluate(self.batch, len(missing))
-            for row, ply in enumerate(missing):
-                self.values[ply] = signs[row] * float(self.batch.values[row])
+            for row, (ply, position) in enumerate(missing):
+                self.learn(ply, position, float(self.batch.values[row]))
+        history = state.history()
+        plies = range(max(0, len(history) - self.nh + 1), len(history) + 1)
         sign = 1.0 if state.current_player() == 0 else -1.0  # c_AlphaDDA
         self.mean = sign * float(np.mean([self.values[p] for p in plies]))
         return self.mean
@@ -151,11 +168,28 @@ class AlphaDDA3(ValueAdjuster):
     ("AlphaDDA3 prefers the move in which v(s_t) is -v̄_n"; the web copy lost that minus) and the
     authors' code (`num_func` 9) does. Eq. 6 prints W(s_t, a)/N(s_t); like the authors' code we divide
     by the edge's visits n(s_t, a), the mean.
-    Eq. (6)'s C is the spec's `c`, the agent's `uct_c`, which the search takes per game.
+    Its search is a forest under `ALPHADDA3_RULE`; eq. (6)'s C is the spec's `c`, which the search takes per game.
     """
 
     def before_search(self, state):
         return Knobs(target=self.mean_value(state))
+
+
+@kernel(inline="always")
+def eq6_score(q, prior, n_a, parent_n, c):
+    """Eq. (6): Q + C sqrt(2 ln(N + 1) / (1 + N_a)), without the prior (parent_n is N + 1, see search.puct)."""
+    # [AlphaDDA eq. 6]
+    return q + c * math.sqrt(2.0 * math.log(parent_n) / (1.0 + n_a))
+
+
+@kernel(inline="always")
+def eq7_value(v, target):
+    """Eq. (7) from the edge's mover's view: -|v_m + v̄ c| (see AlphaDDA3)."""
+    # [AlphaDDA eq. 7]
+    return -abs(v + target)
+
+
+ALPHADDA3_RULE = Rule(eq6_score, eq7_value)  # the search of AlphaDDA3's forests, target = v̄ c per row
 
 
 class AlphaDDA1Z(AlphaDDA1):

@@ -5,9 +5,9 @@ concurrent games over one forest and one evaluator, so that their searches advan
 share every forward (DESIGN section 8). The move choice is Wu et al.'s softmax over visit counts
 (z, R_th), as for every MCTS agent, and the strength adjusters' hooks are heard per game.
 
-The evaluator comes from `net=`: a checkpoint path (or, once shipped, a net's name) loaded by `nets`,
-or a net-free baseline: `uniform` (uniform priors, value 0) or `playout` (uniform priors, the value of
-one random playout). `search` never imports torch itself: `nets` registers its loader when imported.
+The evaluator is handed in (the composition root, `tuner.agents`, makes it from `net=` with `nets.shipped`);
+`search` never imports torch. AlphaDDA's adjusters need the clean net's value of the recent positions
+before each search: a group learns those of all its games in one forward before it searches them.
 """
 
 from __future__ import annotations
@@ -17,29 +17,34 @@ from dataclasses import replace
 
 from games.rng import derive_seeds
 from search.agents import AgentGroup, SearchAgent
+from search.alphadda import ALPHADDA3_RULE, AlphaDDA3, ValueAdjuster
 from search.move_choice import choose_by_temperature
-from search.puct import PUCT
+from search.puct import PUCT, PUCT_RULE, Request
 from search.strength import StrengthAdjuster
 
 
 class AZAgent(SearchAgent):
     """One game's AlphaZero player: row `row` of a PUCT forest that other games' agents may share.
 
-    `dropout` is the evaluator's dropout probability for this game's positions (fixed, or set by AlphaDDA2) and
-    `target` AlphaDDA3's v̄ c, which switches this game's search to eqs. (6)-(7) with constant `uct_c`
-    (nan: plain PUCT).
+    `dropout` is the evaluator's dropout probability for this game's positions (fixed, or set by AlphaDDA2);
+    `c` the forest rule's exploration constant for this game (None: the forest's c_puct; AlphaDDA3's eq. 6 C);
+    `target` AlphaDDA3's v̄ c, which its forest's rule (eqs. 6-7) aims at (nan until it has one).
     """
 
     def __init__(self, game, seed, puct: PUCT, row: int, *, simulations=None, seconds=None, z=math.inf, rth=0.1,
                  adjuster: StrengthAdjuster | None = None, t_opening: int = 0, tau: float = 1.0,
-                 uct_c: float = 1.25, dropout: float = 0.0):  # fmt: skip
+                 c: float | None = None, dropout: float = 0.0):  # fmt: skip
+        aims = isinstance(adjuster, AlphaDDA3)
+        if puct.rule is not (ALPHADDA3_RULE if aims else PUCT_RULE):
+            rule = "ALPHADDA3_RULE (eqs. 6-7)" if aims else "PUCT_RULE (eq. 8)"
+            raise ValueError(f"this az agent searches under {rule}: give it a PUCT forest with that rule")
         super().__init__(game, seed, simulations=simulations, seconds=seconds, z=z, rth=rth, adjuster=adjuster)
         self.puct, self.row = puct, row
         self.t_opening, self.tau = t_opening, tau  # the first t_opening plies: eq. (9) instead of softmax-z
         self.dropout = float(dropout)
         self.dropout_adjusted = False  # whether an adjuster sets the dropout (AlphaDDA2)
-        self.target = math.nan  # AlphaDDA3's v̄ c; nan: plain PUCT
-        self.uct_c = float(uct_c)
+        self.target = math.nan  # AlphaDDA3's v̄ c; nan: none yet (or not AlphaDDA3)
+        self.c = c
         self.every_move = False  # AlphaDDA1Z's move choice (Knobs.every_move)
         puct.reset(row, seed=derive_seeds(seed, 1, bits=64)[0])
 
@@ -87,11 +92,13 @@ class AZAgent(SearchAgent):
             result = replace(result, visits=result.visits + 1)
         return super().choose(state, result)
 
+    def request(self, state) -> Request:
+        """This move's search of `state`, with the knobs in force."""
+        target = 0.0 if math.isnan(self.target) else self.target
+        return Request(self.row, state, self.simulations or 1, self.dropout, target, self.c)
+
     def select_action(self, state):
-        self.before(state)
-        (result,) = self.puct.search([self.row], [state], simulations=self.simulations, seconds=self.seconds,
-                                     dropout=[self.dropout], target=[self.target], uct_c=[self.uct_c])  # fmt: skip
-        return self.after(state, result)
+        return AZGroup([self]).select_actions([0], [state])[0]
 
 
 class AZGroup(AgentGroup):
@@ -102,12 +109,23 @@ class AZGroup(AgentGroup):
         if not ks:
             return []
         agents = [self.agents[k] for k in ks]
+        learn_values(agents, states)
         for agent, state in zip(agents, states):
             agent.before(state)
         timed = agents[0].seconds is not None  # one shared budget kind: all timed or none; one deadline, the shortest
-        results = agents[0].puct.search([a.row for a in agents], states,
-                                        simulations=None if timed else [a.simulations for a in agents],
-                                        seconds=min(a.seconds for a in agents) if timed else None,
-                                        dropout=[a.dropout for a in agents],
-                                        target=[a.target for a in agents], uct_c=[a.uct_c for a in agents])  # fmt: skip
+        puct = agents[0].puct
+        results = puct.search([a.request(s) for a, s in zip(agents, states)],
+                              seconds=min(a.seconds for a in agents) if timed else None)  # fmt: skip
         return [agent.after(state, result) for agent, state, result in zip(agents, states, results)]
+
+
+def learn_values(agents: list[AZAgent], states: list) -> None:
+    """The clean values that the agents' AlphaDDA adjusters still lack at `states`, all in one forward of their
+    (shared) evaluator, undamaged: before this, each game evaluated its own one or two positions."""
+    wanted = [(a.adjuster, ply, position) for a, state in zip(agents, states) if isinstance(a.adjuster, ValueAdjuster)
+              for ply, position in a.adjuster.pending(state)]  # fmt: skip
+    if not wanted:
+        return
+    values = agents[0].puct.values([position for _, _, position in wanted])
+    for (adjuster, ply, position), value in zip(wanted, values):
+        adjuster.learn(ply, position, float(value))

@@ -24,6 +24,7 @@ Conventions, shared by every evaluator:
 
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -34,6 +35,10 @@ from games.jit import kernel
 from games.kernels import random_playout
 
 MAX_DROPOUT = 0.95  # P_max [AlphaDDA §3.3]: the largest dropout probability of a row (nets.model refuses more)
+
+
+BatchArrays = namedtuple("BatchArrays", ["states", "planes", "legal", "dropout", "keys", "priors", "values"])
+BatchArrays.__doc__ = """A `Batch`'s arrays as one record, as compiled code takes them (same memory, same shapes)."""
 
 
 @dataclass(eq=False)
@@ -101,6 +106,11 @@ class Batch:
     def capacity(self) -> int:
         """B, the number of rows."""
         return self.states.shape[0]
+
+    @property
+    def arrays(self) -> BatchArrays:
+        """The arrays as one record for compiled code (views of the same memory)."""
+        return BatchArrays(self.states, self.planes, self.legal, self.dropout, self.keys, self.priors, self.values)
 
     def put(self, row: int, state: games.State, *, dropout: float = 0.0, key: int = 0) -> None:
         """Write `state`'s inputs into `row` through the Python State API.

@@ -2,13 +2,15 @@
 
 A `Forest` holds G independent search trees, one per concurrent game, in arrays [G, M] (M nodes per
 tree, grown by doubling when a tree runs out of room). One step of the lock-step loop:
-1. `select_leaves` (compiled) descends every active tree up to `leaves` times, by eq. (8) with
-   virtual loss, and writes each new leaf's state, network planes (the game's `encode` kernel),
-   legal-move mask and dropout probability straight into the evaluator's batch;
+1. `select_leaves` (compiled) descends every active tree up to `leaves` times, by the forest's `Rule`
+   (eq. 8 by default) with virtual loss, and writes each new leaf's state, network planes (the game's
+   `encode` kernel), legal-move mask and dropout probability straight into the evaluator's batch;
 2. the evaluator answers the whole batch with one forward (`search.evaluator`);
 3. `backup` (compiled) expands each leaf with the priors, adds Dirichlet noise at a freshly
-   expanded root, backs the values up and takes the virtual losses back exactly.
-Terminal leaves are scored exactly (+1 / 0 / -1) and need no evaluation.
+   expanded root, backs the values up (as the rule says) and takes the virtual losses back exactly.
+Terminal leaves are scored exactly (+1 / 0 / -1) and need no evaluation. The data of a step travel as
+named records (`Forest`, `Rows`, `Pending`, `Settings`, the batch's `BatchArrays`), shapes in their
+docstrings; a search is asked for by one `Request` per game.
 
 Conventions. A node's `value` sums the values of its simulations from the view of the player who
 moved into it (`mover`), so a parent chooses among its children by their own Q. The evaluator's
@@ -24,12 +26,14 @@ from __future__ import annotations
 import math
 import time
 from collections import namedtuple
+from dataclasses import dataclass
 
 import numpy as np
 
+from games.game import State
 from games.jit import kernel
 from games.rng import derive_seeds, gamma, make_rng, next_u64, randint, uniform
-from search.evaluator import write_legal
+from search.evaluator import Batch, write_legal
 from search.mcts import SearchResult
 
 Forest = namedtuple(
@@ -47,6 +51,71 @@ Forest = namedtuple(
     ],
 )
 ROOT, FREE, FULL = 0, 1, 2
+
+Rows = namedtuple("Rows", ["root", "todo", "rng", "dropout", "target", "c"])
+Rows.__doc__ = """Each tree's search of this call, one row per tree (G rows).
+
+root     uint64 [G, S]  the position searched (the game's state array)
+todo     int64 [G]      simulations still to run (0: the tree sits this search out)
+rng      uint64 [G, R]  the tree's own random stream
+dropout  float32 [G]    the evaluator's dropout probability for the tree's leaves (AlphaDDA2)
+target   float32 [G]    the value the rule aims at (AlphaDDA3's v̄ c; eq. 8 ignores it)
+c        float64 [G]    the rule's exploration constant (eq. 8's C_puct, or eq. 6's C)
+"""
+
+Pending = namedtuple("Pending", ["tree", "path", "length", "row", "value", "state", "moves"])
+Pending.__doc__ = """The leaves queued in one step (P = G * leaves of them at most), and scratch.
+
+tree    int64 [P]        the leaf's tree
+path    int64 [P, D]     the nodes from the root to the leaf (D = max_game_length + 1)
+length  int64 [P]        the path's length
+row     int64 [P]        the leaf's batch row, -1 for a terminal leaf (scored at once)
+value   float32 [P]      a terminal leaf's value for the player who moved into it
+state   uint64 [S]       scratch: the position of a descent
+moves   int64 [max_legal] scratch: legal actions
+"""
+
+Settings = namedtuple("Settings", ["leaves", "root_eps", "noise_weight", "noise_alpha"])
+Settings.__doc__ = """A forest's fixed settings: descents per tree and step (int), the chance of a random root
+child, and the Dirichlet noise's weight and concentration at a new root (floats)."""
+
+Rule = namedtuple("Rule", ["score", "backed"])
+Rule.__doc__ = """How a forest chooses and values edges, compiled kernels passed in as the game's are:
+
+score(q, prior, n_a, parent_n, c) -> float  an edge's descent score: Q (pending descents count as losses),
+                                            its prior P, its visits N_a with pending ones, its parent's N
+                                            (at least 1) and the row's constant c
+backed(v, target) -> float                  what one simulation adds to an edge's value sum, v the simulation's
+                                            value for the edge's mover, target the row's
+"""
+
+
+@kernel(inline="always")
+def puct_score(q, prior, n_a, parent_n, c):
+    """Eq. (8): Q + c P sqrt(N) / (1 + N_a)."""
+    # [AlphaDDA eq. 8]
+    return q + c * prior * math.sqrt(parent_n) / (1.0 + n_a)
+
+
+@kernel(inline="always")
+def plain_value(v, target):
+    """The simulation's value itself."""
+    return v
+
+
+PUCT_RULE = Rule(puct_score, plain_value)  # AlphaZero's search [AlphaDDA App. 1.2]
+
+
+@dataclass(frozen=True)
+class Request:
+    """One game's search in a lock-step call: its tree (`row`), its position, and this move's knobs."""
+
+    row: int
+    state: State
+    simulations: int = 1  # the budget, unless the call gives seconds
+    dropout: float = 0.0  # the evaluator's dropout probability for this game's leaves (AlphaDDA2)
+    target: float = 0.0  # the value the forest's rule aims at (AlphaDDA3's v̄ c)
+    c: float | None = None  # the rule's exploration constant; None: the forest's c_puct
 
 
 def new_forest(games: int, nodes: int) -> Forest:
@@ -75,23 +144,17 @@ def clear_tree(f, i, mover):
 
 
 @kernel(inline="always")
-def best_child(visits, value, prior, vloss, first, n, parent_n, c, uct, rng):
-    """The child to descend to, with virtual loss, ties at random: eq. (8)'s argmax Q + c P sqrt(N) / (1 + N_a),
-    or with `uct` AlphaDDA3's eq. (6), argmax Q + c sqrt(2 ln(N + 1) / (1 + N_a)) without priors.
+def best_child(rule, visits, value, prior, vloss, first, n, parent_n, c, rng):
+    """The child to descend to, with virtual loss, ties at random: the argmax of `rule.score` over the children.
 
-    visits..vloss are one tree's rows; parent_n is the parent's N with its pending descents, at least
-    1 (its own evaluation) once it is expanded, so the priors count from its first descent and
-    ln(parent_n) is eq. (6)'s ln(N + 1) with N its children's visits."""
-    sqrt_n = math.sqrt(parent_n)
-    log_n = math.log(parent_n) if uct else 0.0
+    visits..vloss are one tree's rows; parent_n is the parent's N with its pending descents, at least 1 (its own
+    evaluation) once it is expanded, so the priors count from its first descent, and ln(parent_n) is eq. (6)'s
+    ln(N + 1) with N its children's visits."""
     best, pick, ties = -np.inf, first, 0
     for k in range(first, first + n):
         n_a = visits[k] + vloss[k]
         q = (value[k] - vloss[k]) / n_a if n_a > 0.0 else 0.0  # a pending descent counts as a loss
-        if uct:
-            score = q + c * math.sqrt(2.0 * log_n / (1.0 + n_a))
-        else:
-            score = q + c * prior[k] * sqrt_n / (1.0 + n_a)
+        score = rule.score(q, prior[k], n_a, parent_n, c)
         if score > best:
             best, pick, ties = score, k, 1
         elif score == best:
@@ -102,87 +165,83 @@ def best_child(visits, value, prior, vloss, first, n, parent_n, c, uct, rng):
 
 
 @kernel
-def select_leaves(g, f, roots, todo, leaves, c_puct, root_eps, rngs, game_dropout, game_target, game_uct_c, states,
-                  planes, legal, dropout, keys, pend_game, pend_path, pend_len, pend_row, pend_value, s,
-                  moves):  # fmt: skip
-    """Descend every tree i with todo[i] > 0 up to min(leaves, todo[i]) times and queue the leaves.
+def select_leaves(g, rule, f, rows, batch, pend, settings):
+    """Descend every tree i with rows.todo[i] > 0 up to min(leaves, todo[i]) times and queue the leaves.
 
-    With probability root_eps a descent leaves an expanded root by a uniformly random child instead
-    of eq. (8) (the AlphaDDA authors' reading of Table A1's epsilon); root_eps = 0 draws nothing. A tree
-    whose game_target is not nan descends by AlphaDDA3's eq. (6) with its constant game_uct_c instead.
+    With probability root_eps a descent leaves an expanded root by a uniformly random child instead of the
+    rule (the AlphaDDA authors' reading of Table A1's epsilon); root_eps = 0 draws nothing.
 
-    A leaf to evaluate gets a batch row (states, planes, legal, dropout [row]); a terminal leaf is
-    scored at once (pend_row -1, pend_value from its mover's view). Every node on a path gets one
-    virtual visit. A descent that ends at a leaf already waiting in this step ends the tree's step.
-    Returns (batch rows used, leaves queued); todo is decremented by the leaves queued.
+    A leaf to evaluate gets a batch row (states, planes, legal, dropout, keys); a terminal leaf is scored at
+    once (pend.row -1, pend.value from its mover's view). Every node on a path gets one virtual visit. A
+    descent that ends at a leaf already waiting in this step ends the tree's step. Returns (batch rows used,
+    leaves queued); rows.todo is decremented by the leaves queued.
     """
-    rows, pending = 0, 0
+    n_rows, pending = 0, 0
+    s, path = pend.state, pend.path
     for i in range(f.meta.shape[0]):
         first_of_tree = pending
-        for _ in range(min(leaves, todo[i])):
-            rng = rngs[i]
+        for _ in range(min(settings.leaves, rows.todo[i])):
+            rng = rows.rng[i]
             node = f.meta[i, ROOT]
-            s[:] = roots[i]
+            s[:] = rows.root[i]
             depth = 0
-            pend_path[pending, 0] = node
+            path[pending, 0] = node
             while f.first_child[i, node] >= 0 and not g.terminal(s):
                 first, n = f.first_child[i, node], f.n_children[i, node]
                 parent_n = f.visits[i, node] + f.vloss[i, node]
-                if depth == 0 and root_eps > 0.0 and uniform(rng) < root_eps:
+                if depth == 0 and settings.root_eps > 0.0 and uniform(rng) < settings.root_eps:
                     node = first + randint(rng, n)
                 else:
-                    uct = not math.isnan(game_target[i])
-                    node = best_child(f.visits[i], f.value[i], f.prior[i], f.vloss[i], first, n, parent_n,
-                                      game_uct_c[i] if uct else c_puct, uct, rng)  # fmt: skip
+                    node = best_child(rule, f.visits[i], f.value[i], f.prior[i], f.vloss[i], first, n, parent_n,
+                                      rows.c[i], rng)  # fmt: skip
                 g.apply(s, f.action[i, node])
                 depth += 1
-                pend_path[pending, depth] = node
+                path[pending, depth] = node
             terminal = g.terminal(s)
             collision = False
             for q in range(first_of_tree, pending):  # a leaf already waiting for its evaluation
-                if not terminal and pend_path[q, pend_len[q] - 1] == node:
+                if not terminal and path[q, pend.length[q] - 1] == node:
                     collision = True
             if collision:  # this tree's later descents would only find waiting leaves too: its step is over
                 break
             for d in range(depth + 1):
-                f.vloss[i, pend_path[pending, d]] += 1.0
-            pend_game[pending], pend_len[pending] = i, depth + 1
+                f.vloss[i, path[pending, d]] += 1.0
+            pend.tree[pending], pend.length[pending] = i, depth + 1
             if terminal:
                 w = g.winner(s)
-                pend_row[pending] = -1
-                pend_value[pending] = 0.0 if w < 0 else (1.0 if w == f.mover[i, node] else -1.0)
+                pend.row[pending] = -1
+                pend.value[pending] = 0.0 if w < 0 else (1.0 if w == f.mover[i, node] else -1.0)
             else:
-                row = rows
-                rows += 1
-                states[row] = s
-                g.encode(s, planes, row)
-                write_legal(g, s, legal, row, moves)
-                dropout[row] = game_dropout[i]
-                keys[row] = next_u64(rng)
-                pend_row[pending] = row
+                row = n_rows
+                n_rows += 1
+                batch.states[row] = s
+                g.encode(s, batch.planes, row)
+                write_legal(g, s, batch.legal, row, pend.moves)
+                batch.dropout[row] = rows.dropout[i]
+                batch.keys[row] = next_u64(rng)
+                pend.row[pending] = row
             pending += 1
-            todo[i] -= 1
-    return rows, pending
+            rows.todo[i] -= 1
+    return n_rows, pending
 
 
 @kernel
-def backup(g, f, pending, pend_game, pend_path, pend_len, pend_row, pend_value, states, priors, values,
-           noise_weight, noise_alpha, rngs, game_target, moves):  # fmt: skip
-    """Expand each queued leaf with its row's priors, back its value up the path and take back the
-    virtual visits. A tree with no room left for a leaf's children is flagged FULL (the leaf is
-    backed up unexpanded; the caller grows the forest). A root expanded here gets Dirichlet noise.
-    A tree with a game_target t backs up -|v_m + t| instead of v_m, v_m the value for the node's
-    mover [AlphaDDA eq. 7 from the mover's view; search.alphadda.AlphaDDA3]."""
+def backup(g, rule, f, rows, batch, pend, pending, settings):
+    """Expand each of the `pending` queued leaves with its row's priors, back its value up the path as the rule
+    says (`rule.backed`, from each edge's mover's view) and take back the virtual visits. A tree with no room
+    left for a leaf's children is flagged FULL (the leaf is backed up unexpanded; the caller grows the forest).
+    A root expanded here gets Dirichlet noise."""
+    moves = pend.moves
     for p in range(pending):
-        i = pend_game[p]
-        leaf = pend_path[p, pend_len[p] - 1]
-        row = pend_row[p]
+        i = pend.tree[p]
+        leaf = pend.path[p, pend.length[p] - 1]
+        row = pend.row[p]
         if row < 0:
-            v = pend_value[p]  # terminal: already from the leaf's mover's view
+            v = pend.value[p]  # terminal: already from the leaf's mover's view
         else:
-            s = states[row]
+            s = batch.states[row]
             to_move = g.to_move(s)
-            v = values[row] if to_move == f.mover[i, leaf] else -values[row]
+            v = batch.values[row] if to_move == f.mover[i, leaf] else -batch.values[row]
             if f.first_child[i, leaf] < 0:
                 n = g.legal(s, moves)
                 free = f.meta[i, FREE]
@@ -192,19 +251,19 @@ def backup(g, f, pending, pend_game, pend_path, pend_len, pend_row, pend_value, 
                     for k in range(n):
                         c = free + k
                         f.visits[i, c], f.value[i, c], f.vloss[i, c] = 0.0, 0.0, 0.0
-                        f.prior[i, c] = priors[row, moves[k]]
+                        f.prior[i, c] = batch.priors[row, moves[k]]
                         f.action[i, c], f.first_child[i, c], f.n_children[i, c] = moves[k], -1, 0
                         f.mover[i, c] = to_move
                     f.first_child[i, leaf], f.n_children[i, leaf] = free, n
                     f.meta[i, FREE] = free + n
-                    if leaf == f.meta[i, ROOT] and noise_weight > 0.0:
-                        mix_noise(f, i, noise_weight, noise_alpha, rngs[i])
-        target = game_target[i]
-        for d in range(pend_len[p]):
-            node = pend_path[p, d]
+                    if leaf == f.meta[i, ROOT] and settings.noise_weight > 0.0:
+                        mix_noise(f, i, settings.noise_weight, settings.noise_alpha, rows.rng[i])
+        target = rows.target[i]
+        for d in range(pend.length[p]):
+            node = pend.path[p, d]
             v_m = v if f.mover[i, node] == f.mover[i, leaf] else -v
             f.visits[i, node] += 1.0
-            f.value[i, node] += v_m if math.isnan(target) else -abs(v_m + target)
+            f.value[i, node] += rule.backed(v_m, target)
             f.vloss[i, node] -= 1.0
 
 
@@ -277,7 +336,9 @@ class PUCT:
 
     Args:
         game: the game. evaluator: a `search.evaluator.Evaluator` for it.
-        games: rows G. c_puct: eq. (8)'s exploration rate (Table A1: 1.25).
+        games: rows G. c_puct: eq. (8)'s exploration rate (Table A1: 1.25), a request's c by default.
+        rule: how every tree of the forest chooses and values its edges (`PUCT_RULE`: eq. 8; AlphaDDA3's
+            eqs. 6-7 are `search.alphadda.ALPHADDA3_RULE`).
         leaves: descents per tree and step, with virtual loss (1: none, the sequential search).
         root_eps: the probability that a descent leaves the root by a uniformly random child, the
             exploration of the AlphaDDA authors' self-play and test games (their reading of Table A1's
@@ -290,97 +351,97 @@ class PUCT:
         seed: seeds row i's stream from (seed, i); `reset(i, seed)` reseeds one row.
     """
 
-    def __init__(self, game, evaluator, *, games: int = 1, c_puct: float = 1.25, leaves: int = 1,
-                 root_eps: float = 0.0, noise_weight: float = 0.0, noise_alpha: float = 0.3,
+    def __init__(self, game, evaluator, *, games: int = 1, c_puct: float = 1.25, rule: Rule = PUCT_RULE,
+                 leaves: int = 1, root_eps: float = 0.0, noise_weight: float = 0.0, noise_alpha: float = 0.3,
                  reuse: bool = False, seed: int = 0, nodes: int = 1024):  # fmt: skip
         if games < 1 or leaves < 1:
             raise ValueError("games and leaves must be at least 1")
         if not 0.0 <= root_eps <= 1.0:
             raise ValueError(f"root_eps is a probability in [0, 1], got {root_eps}")
-        self.game, self.evaluator = game, evaluator
-        self.c_puct, self.leaves, self.root_eps = float(c_puct), int(leaves), float(root_eps)
-        self.noise_weight, self.noise_alpha = float(noise_weight), float(noise_alpha)
+        self.game, self.evaluator, self.rule = game, evaluator, rule
+        self.c_puct = float(c_puct)
+        self.settings = Settings(int(leaves), float(root_eps), float(noise_weight), float(noise_alpha))
         self.reuse = bool(reuse)
         self.forest = new_forest(games, nodes)
-        self.roots = np.zeros((games, game.state_size), dtype=np.uint64)
-        self.rngs = np.vstack([make_rng(s) for s in derive_seeds(seed, count=games, bits=64)])
+        self.rows = Rows(
+            root=np.zeros((games, game.state_size), dtype=np.uint64),
+            todo=np.zeros(games, dtype=np.int64),
+            rng=np.vstack([make_rng(s) for s in derive_seeds(seed, count=games, bits=64)]),
+            dropout=np.zeros(games, dtype=np.float32),
+            target=np.zeros(games, dtype=np.float32),
+            c=np.zeros(games, dtype=np.float64),
+        )
         self.histories: list[list[int] | None] = [None] * games
-        self.batch = evaluator.new_batch(game, games * self.leaves)
-        pending, depth = games * self.leaves, game.max_game_length + 1
-        self._pend = (np.zeros(pending, np.int64), np.zeros((pending, depth), np.int64), np.zeros(pending, np.int64),
-                      np.zeros(pending, np.int64), np.zeros(pending, np.float32))  # fmt: skip
-        self._state = np.zeros(game.state_size, dtype=np.uint64)
-        self._moves = np.zeros(game.max_legal, dtype=np.int64)
+        self.batch = evaluator.new_batch(game, games * leaves)
+        pending, depth = games * leaves, game.max_game_length + 1
+        self.pending = Pending(
+            tree=np.zeros(pending, np.int64),
+            path=np.zeros((pending, depth), np.int64),
+            length=np.zeros(pending, np.int64),
+            row=np.zeros(pending, np.int64),
+            value=np.zeros(pending, np.float32),
+            state=np.zeros(game.state_size, dtype=np.uint64),
+            moves=np.zeros(game.max_legal, dtype=np.int64),
+        )
+        self._values: Batch | None = None  # for `values`, allocated on first use
         for i in range(games):
             self.reset(i)
 
     @property
     def games(self) -> int:
-        return self.roots.shape[0]
+        return self.rows.todo.shape[0]
 
     def reset(self, i: int, seed: int | None = None) -> None:
         """Forget row i's tree (a new game); `seed` reseeds its stream."""
         clear_tree(self.forest, i, 1)
         self.histories[i] = None
         if seed is not None:
-            self.rngs[i] = make_rng(seed)
+            self.rows.rng[i] = make_rng(seed)
 
-    def search(self, rows, states, *, simulations=None, seconds=None, dropout=None, target=None,
-               uct_c=None) -> list[SearchResult]:  # fmt: skip
-        """Search the positions `states[k]` in rows `rows[k]`, all at once; one result per row.
+    def search(self, requests: list[Request], *, seconds: float | None = None) -> list[SearchResult]:
+        """Run every request's search at once, each in its own row (a row at most once); one result each.
 
-        Args:
-            rows: the forest's rows to search (each at most once); states: their positions.
-            simulations: per row (an int for all); seconds: instead, a deadline for the whole step loop.
-            dropout: per row, the evaluator's dropout probability (AlphaDDA2); None: 0 everywhere.
-            target: per row, AlphaDDA3's v̄ c (nan: plain PUCT); None: nan everywhere.
-            uct_c: per row, AlphaDDA3's constant C of eq. (6), needed by the rows with a target.
-        Returns:
-            per row, the root's children: actions, visits and mean value (v + 1) / 2 for the player to
-            move, in [0, 1]; for a row with a target, the mean of eq. (7)'s values mapped alike.
+        Each request runs its `simulations` (at least one), or, given `seconds`, every request runs until that
+        deadline for the whole step loop. Returns per request the root's children: actions, visits and mean
+        value (v + 1) / 2 for the player to move, in [0, 1] (under AlphaDDA3's rule, the mean of eq. 7's
+        values mapped alike).
         """
-        if (simulations is None) == (seconds is None):
-            raise ValueError("give exactly one budget: simulations or seconds")
-        rows = [int(r) for r in rows]
-        todo = np.zeros(self.games, dtype=np.int64)
-        budget = simulations if simulations is not None else 1 << 40
-        budgets = [budget] * len(rows) if np.isscalar(budget) else list(budget)
-        game_dropout = np.zeros(self.games, dtype=np.float32)
-        game_target = np.full(self.games, np.nan, dtype=np.float32)
-        game_uct_c = np.full(self.games, np.nan, dtype=np.float64)
-        for k, (i, state) in enumerate(zip(rows, states)):
-            moved = self._move_root(i, state)
-            todo[i] = max(1, int(budgets[k]))
-            if dropout is not None:
-                game_dropout[i] = dropout[k]
-            if target is not None:
-                game_target[i] = target[k]
-            if uct_c is not None:
-                game_uct_c[i] = uct_c[k]
+        rows, s = self.rows, self.settings
+        rows.todo[:] = 0
+        for r in requests:
+            i = r.row
+            moved = self._move_root(i, r.state)
+            rows.todo[i] = (1 << 40) if seconds is not None else max(1, int(r.simulations))
+            rows.dropout[i], rows.target[i] = r.dropout, r.target
+            rows.c[i] = self.c_puct if r.c is None else r.c
             expanded = self.forest.first_child[i, self.forest.meta[i, ROOT]] >= 0
-            if self.noise_weight > 0.0 and moved and expanded:  # a kept subtree's new root; a fresh root
-                mix_noise(self.forest, i, self.noise_weight, self.noise_alpha, self.rngs[i])  # gets it on expansion
-        if np.isnan(game_uct_c[~np.isnan(game_target)]).any():
-            raise ValueError("a row searched with a target needs its uct_c (eq. 6's C)")
+            if s.noise_weight > 0.0 and moved and expanded:  # a kept subtree's new root; a fresh root
+                mix_noise(self.forest, i, s.noise_weight, s.noise_alpha, rows.rng[i])  # gets it on expansion
         done = np.zeros(self.games, dtype=np.int64)
         start = time.perf_counter()
-        while todo.any():
-            self._grow_if_needed(todo)
-            before = todo.copy()
-            b = self.batch
-            n_rows, pending = select_leaves(self.game.kernels, self.forest, self.roots, todo, self.leaves,
-                                            self.c_puct, self.root_eps, self.rngs, game_dropout, game_target,
-                                            game_uct_c, b.states, b.planes, b.legal, b.dropout, b.keys, *self._pend,
-                                            self._state, self._moves)  # fmt: skip
+        g, batch = self.game.kernels, self.batch
+        while rows.todo.any():
+            self._grow_if_needed()
+            before = rows.todo.copy()
+            n_rows, pending = select_leaves(g, self.rule, self.forest, rows, batch.arrays, self.pending, s)
             if n_rows:
-                self.evaluator.evaluate(b, n_rows)
-            backup(self.game.kernels, self.forest, pending, *self._pend, b.states, b.priors, b.values,
-                   self.noise_weight, self.noise_alpha, self.rngs, game_target, self._moves)  # fmt: skip
-            done += before - todo
+                self.evaluator.evaluate(batch, n_rows)
+            backup(g, self.rule, self.forest, rows, batch.arrays, self.pending, pending, s)
+            done += before - rows.todo
             if seconds is not None and time.perf_counter() - start >= seconds:
                 break
         elapsed = time.perf_counter() - start
-        return [self._result(i, int(done[i]), elapsed) for i in rows]
+        return [self._result(r.row, int(done[r.row]), elapsed) for r in requests]
+
+    def values(self, positions: list[State]) -> np.ndarray:
+        """The evaluator's undamaged values of `positions` (from the view of each one's player to move), in one
+        forward; positions outside any search, such as AlphaDDA's value history."""
+        if self._values is None or self._values.capacity < len(positions):
+            self._values = self.evaluator.new_batch(self.game, max(len(positions), self.games))
+        for row, position in enumerate(positions):
+            self._values.put(row, position)
+        self.evaluator.evaluate(self._values, len(positions))
+        return self._values.values[: len(positions)].copy()
 
     def _result(self, i: int, simulations: int, seconds: float) -> SearchResult:
         f = self.forest
@@ -414,14 +475,14 @@ class PUCT:
         moved = node >= 0 and node != f.meta[i, ROOT]
         if moved:
             reroot(f, i, node)
-        self.roots[i] = state.array
+        self.rows.root[i] = state.array
         self.histories[i] = list(history)
         return moved
 
-    def _grow_if_needed(self, todo) -> None:
+    def _grow_if_needed(self) -> None:
         """Double every tree's room when one could run out in the next step (or ran out in the last)."""
         f = self.forest
-        need = f.meta[:, FREE] + np.minimum(todo, self.leaves) * self.game.max_legal
+        need = f.meta[:, FREE] + np.minimum(self.rows.todo, self.settings.leaves) * self.game.max_legal
         if not (f.meta[:, FULL].any() or (need > f.visits.shape[1]).any()):
             return
         nodes = f.visits.shape[1]

@@ -8,10 +8,20 @@ import pytest
 
 import games
 from games.rng import make_rng
-from search.alphadda import TABLE_1, TABLE_2, AlphaDDA1, AlphaDDA1Z, AlphaDDA2, AlphaDDA3, n_sim, p_drop
+from search.alphadda import (
+    ALPHADDA3_RULE,
+    TABLE_1,
+    TABLE_2,
+    AlphaDDA1,
+    AlphaDDA1Z,
+    AlphaDDA2,
+    AlphaDDA3,
+    n_sim,
+    p_drop,
+)
 from search.az import AZAgent
 from search.evaluator import Batch, UniformEvaluator
-from search.puct import FREE, PUCT, best_child, new_forest
+from search.puct import FREE, PUCT, Request, best_child, new_forest
 from tuner.agents import adapts_between_games, check_spec, make_agent, make_agents
 
 C4 = games.load("connect4")
@@ -157,8 +167,8 @@ def test_eq_7_backs_each_edge_up_from_its_movers_view():
     """A constant net (V = 0.3 for the player to move) and target t = v̄ c = 0.5: a leaf is worth -V to the
     player who moved into it, whichever player that is, so every node evaluated once holds -|-V + t| = -0.2,
     and a node with one evaluated child below it adds -|V + t| = -0.8 for that simulation."""
-    puct = PUCT(C4, Constant(0.3), seed=0)
-    puct.search([0], [C4.new_initial_state()], simulations=60, target=[0.5], uct_c=[1.0])
+    puct = PUCT(C4, Constant(0.3), rule=ALPHADDA3_RULE, seed=0)
+    puct.search([Request(0, C4.new_initial_state(), 60, target=0.5, c=1.0)])
     f = puct.forest
     once, pairs, movers = 0, 0, set()
     for node in range(1, int(f.meta[0, FREE])):
@@ -184,15 +194,15 @@ def test_one_simulation_plays_the_priors_choice():
 def test_alphadda3_search_at_a_win_in_one(target, plays_the_win):
     # player 0 has three in column 0 and wins by playing it again; every other move leaves the game open
     state = play([0, 1, 0, 1, 0, 6])
-    puct = PUCT(C4, UniformEvaluator(), seed=0)
-    (result,) = puct.search([0], [state], simulations=400, target=[target], uct_c=[0.5])
+    puct = PUCT(C4, UniformEvaluator(), rule=ALPHADDA3_RULE, seed=0)
+    (result,) = puct.search([Request(0, state, 400, target=target, c=0.5)])
     win = int(np.flatnonzero(result.actions == 0)[0])
     others = np.delete(result.visits, win)
     if plays_the_win:  # losing (v̄ c = -1): eq. 7 scores the win 0, every other move about -1
         assert result.visits[win] > others.max()
     else:  # winning (v̄ c = 0.9): the win scores -1.9, worse than any move that keeps the game even
         assert result.visits[win] < others.min()
-    (plain,) = PUCT(C4, UniformEvaluator(), seed=0).search([0], [state], simulations=400)
+    (plain,) = PUCT(C4, UniformEvaluator(), seed=0).search([Request(0, state, 400)])
     assert plain.visits.argmax() == win  # plain PUCT finds the win either way
 
 
@@ -203,18 +213,31 @@ def test_eq_6_scores_hand_checked():
     f = new_forest(1, 8)
     f.visits[0, 1:4], f.value[0, 1:4], f.prior[0, 1:4] = [1.0, 4.0, 2.0], [-0.5, -0.8, -1.5], [0.0, 0.0, 1.0]
     for c, expected in ((0.1, 2), (1.0, 1)):
-        assert best_child(f.visits[0], f.value[0], f.prior[0], f.vloss[0], 1, 3, 8.0, c, True, make_rng(0)) == expected
+        assert (
+            best_child(ALPHADDA3_RULE, f.visits[0], f.value[0], f.prior[0], f.vloss[0], 1, 3, 8.0, c, make_rng(0))
+            == expected
+        )
 
 
-def test_alphadda3_target_stays_in_its_own_row():
-    """Two games in one forest at the same win in one: the row with target 0.9 avoids the win, the row
-    without a target (nan) still finds it; neither row's rule leaks into the other."""
+def test_a_forest_searches_by_its_rule_and_every_row_by_its_own_target():
+    """Two games in an AlphaDDA3 forest at the same win in one: the row aiming at 0.9 avoids the win, the row
+    aiming at -1 takes it; a forest under eq. 8 finds it whatever the target (its rule has none)."""
     state = play([0, 1, 0, 1, 0, 6])
-    puct = PUCT(C4, UniformEvaluator(), games=2, seed=0)
-    aimed, plain = puct.search([0, 1], [state, state], simulations=400, target=[0.9, math.nan], uct_c=[0.5, 0.5])
+    puct = PUCT(C4, UniformEvaluator(), games=2, rule=ALPHADDA3_RULE, seed=0)
+    requests = [Request(0, state, 400, target=0.9, c=0.5), Request(1, state, 400, target=-1.0, c=0.5)]
+    aimed, losing = puct.search(requests)
     win = int(np.flatnonzero(aimed.actions == 0)[0])
     assert aimed.visits[win] < np.delete(aimed.visits, win).min()
+    assert losing.visits.argmax() == win
+    (plain,) = PUCT(C4, UniformEvaluator(), seed=0).search([Request(0, state, 400, target=0.9)])
     assert plain.visits.argmax() == win
+
+
+def test_an_agent_refuses_a_forest_of_another_rule():
+    with pytest.raises(ValueError, match="searches under ALPHADDA3_RULE"):
+        AZAgent(C4, 0, PUCT(C4, UniformEvaluator()), 0, simulations=8, adjuster=AlphaDDA3(C4, UniformEvaluator(), nh=1))
+    with pytest.raises(ValueError, match="searches under PUCT_RULE"):
+        AZAgent(C4, 0, PUCT(C4, UniformEvaluator(), rule=ALPHADDA3_RULE), 0, simulations=8)
 
 
 @pytest.mark.parametrize(
@@ -246,7 +269,7 @@ def test_paper_defaults_fill_the_spec():
     agent = make_agent(C4, "az:dda=alphadda1,net=uniform,n_max=300", seed=0)
     assert (agent.adjuster.nh, agent.adjuster.a_sim, agent.adjuster.b_sim0, agent.adjuster.n_max) == (3, 2.0, -1.4, 300)
     agent = make_agent(C4, "az:dda=alphadda3,net=uniform", seed=0)
-    assert agent.uct_c == 1.25 and agent.adjuster.nh == 5
+    assert agent.c == 1.25 and agent.adjuster.nh == 5 and agent.puct.rule is ALPHADDA3_RULE
     assert math.isnan(make_agent(C4, "az:net=uniform", seed=0).target)
 
 

@@ -68,16 +68,18 @@ def test_a_lockstep_match_plays_the_games_of_a_sequential_one(tiny_net, opponent
 
 
 def test_matches_played_together_play_the_games_each_plays_alone():
-    """Three matches in one lock-step pool, their az sides (different budgets and AlphaDDA settings) in one
-    shared search: every game is the game that match plays alone, sequentially. (The playout evaluator is
-    exact whatever the batch; a net's values move by float rounding, ~1e-8, between batch sizes.)"""
+    """Three matches in one lock-step pool, their az sides (different budgets and AlphaDDA settings) in shared
+    searches, one per rule (AlphaDDA3's forest searches by eqs. 6-7): every game is the game that match plays
+    alone, sequentially. (The playout evaluator is exact whatever the batch; a net's values move by float
+    rounding, ~1e-8, between batch sizes.)"""
     net = "az:net=playout"
     matches = [
         (f"{net},dda=alphadda1,nh=1,n_max=40", "mcts:simulations=30", 11, 4),
         (f"{net},simulations=20,t_opening=2,tau=3", "random", 12, 6),
         (f"{net},dda=alphadda3,nh=2,c=0.5,simulations=30", f"{net},simulations=25", 13, 4),
     ]
-    assert len({group_key(a) for a, *_ in matches}) == 1  # the pool really shares one search
+    keys = [group_key(a) for a, *_ in matches]
+    assert keys[0] == keys[1] == group_key(matches[2][1]) != keys[2]  # the pool really shares its searches
     together = play_matches("connect4", matches, concurrent=8)
     for (a, b, seed, n), result in zip(matches, together):
         alone = play_match("connect4", a, b, games=n, seed=seed, concurrent=1)

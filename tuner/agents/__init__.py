@@ -89,7 +89,7 @@ def group_key(spec: str | AgentSpec) -> tuple:
     kind = AGENTS[parsed.name]
     if kind.group is None:
         return ("each",)
-    return (parsed.name, *(parsed.options[k] for k in kind.shared))
+    return (parsed.name, *kind.shared(parsed.options))
 
 
 def adapts_between_games(spec: str | AgentSpec) -> bool:

@@ -90,7 +90,7 @@ def _alphadda(cls, name):
 
     def build(game, o, evaluator) -> StrengthAdjuster:
         settings = dda_settings(ADJUSTERS[name], game, o)
-        settings.pop("c", None)  # AlphaDDA3's eq. 6 constant is the search's (the az agent's uct_c)
+        settings.pop("c", None)  # AlphaDDA3's eq. 6 constant is its search's (the az agent's c)
         return cls(game, evaluator, **settings)
 
     return build

@@ -15,11 +15,12 @@ from typing import Callable
 import games
 from nets.shipped import resolve_net
 from search.agents import MCTSAgent, MinimaxAgent, RandomAgent
+from search.alphadda import ALPHADDA3_RULE
 from search.az import AZAgent, AZGroup
 from search.evaluator import MAX_DROPOUT
 from search.mcts import ALPHADDA, EPSILON, REF, UCB1, VO, C, K, T
 from search.perfect import INSTALL, PerfectAgent, available
-from search.puct import PUCT
+from search.puct import PUCT, PUCT_RULE
 from tuner.agents import adjusters
 from tuner.agents.adjusters import DDA_KEYS, DSA_KEYS
 from tuner.agents.spec import Key, choice, number
@@ -175,30 +176,33 @@ def _check_sironi(game, o, grave):
 
 def _make_az_group(game, seeds, options):
     """`az` agents for len(seeds) concurrent games over one PUCT forest and one evaluator; options[k] are
-    game k's (they agree on the keys of AZ_SHARED, the forest's, and may differ in the rest)."""
+    game k's (they agree on what `_forest` reads, and may differ in the rest)."""
     from nets.shipped import make_evaluator
 
     o = options[0]
     evaluator = make_evaluator(o["net"], game, device=o["device"])
-    puct = PUCT(game, evaluator, games=len(seeds), c_puct=o["c_puct"], leaves=o["leaves"], root_eps=o["eps"],
-                noise_weight=o["noise"], noise_alpha=o["alpha"], reuse=o["reuse"] == "yes", seed=seeds[0])  # fmt: skip
+    rule = ALPHADDA3_RULE if _aims(o) else PUCT_RULE
+    puct = PUCT(game, evaluator, games=len(seeds), c_puct=o["c_puct"], rule=rule, leaves=o["leaves"],
+                root_eps=o["eps"], noise_weight=o["noise"], noise_alpha=o["alpha"], reuse=o["reuse"] == "yes",
+                seed=seeds[0])  # fmt: skip
 
     def agent(row, seed, o):
         choice = _choice(game, o, evaluator)  # each game its own adjuster
+        c = adjusters.dda_settings(adjusters.ADJUSTERS["alphadda3"], game, o)["c"] if _aims(o) else None
         return AZAgent(game, seed, puct, row, simulations=o["simulations"], seconds=o["time"], t_opening=o["t_opening"],
-                       tau=o["tau"], uct_c=_uct_c(game, o), dropout=o["dropout"], **choice)  # fmt: skip
+                       tau=o["tau"], c=c, dropout=o["dropout"], **choice)  # fmt: skip
 
     return AZGroup([agent(row, seed, o) for row, (seed, o) in enumerate(zip(seeds, options))])
 
 
-AZ_SHARED = ("net", "device", "c_puct", "leaves", "eps", "noise", "alpha", "reuse", "time")  # one forest's settings
+def _aims(o) -> bool:
+    """Whether an az agent searches by AlphaDDA3's eqs. 6-7 (its forest's rule)."""
+    return o["dda"] == "alphadda3"
 
 
-def _uct_c(game, o) -> float:
-    """AlphaDDA3's constant C of eq. 6 (the spec's c, else Table 3's), which the search takes per game; 1.25
-    where no AlphaDDA3 reads it."""
-    kind = adjusters.selected(o)
-    return adjusters.dda_settings(kind, game, o)["c"] if kind is not None and "c" in kind.keys else 1.25
+def _forest(o) -> tuple:
+    """What the az agents of one forest share: its evaluator, its settings and its rule."""
+    return (*(o[k] for k in ("net", "device", "c_puct", "leaves", "eps", "noise", "alpha", "reuse", "time")), _aims(o))
 
 
 def _check_az(game, o):
@@ -246,7 +250,7 @@ class AgentKind:
     doc: str
     check: Callable | None = None
     group: Callable | None = None  # (game, seeds, options per seed) -> agents sharing one search, else None
-    shared: tuple = ()  # the keys on which the specs of one group must agree
+    shared: Callable | None = None  # options -> what the specs of one group must agree on
 
 
 def _with_defaults(keys, **defaults):
@@ -268,7 +272,7 @@ AGENTS = {
                     lambda g, o: _check_sironi(g, o, True)),
     "az": AgentKind(_AZ_KEYS, lambda game, seed, o: _make_az_group(game, [seed], [o])[0],
                     "AlphaZero: PUCT search over a policy-value net (AlphaDDA App. 1)", _check_az, _make_az_group,
-                    AZ_SHARED),
+                    _forest),
     "perfect": AgentKind({"depth": Key(number(1, integer=True), None, "search depth in plies (none: exact)")},
                          _make_perfect, "Connect4's perfect player, the bitbully solver (extra [solver])",
                          _check_perfect),
