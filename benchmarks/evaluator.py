@@ -90,8 +90,12 @@ def search_rate(model, game, *, concurrent: int, leaves: int, simulations: int, 
             rates.append(rate)
             raws.append(raw_rate(model, game, batch, 1, seed))
     ratios = [a / b for a, b in zip(rates, raws)]
-    return {"sims_per_s": statistics.median(rates), "raw_at_batch": statistics.median(raws), "batch": batch,
-            "efficiency": statistics.median(ratios)}  # fmt: skip
+    return {
+        "sims_per_s": statistics.median(rates),
+        "raw_at_batch": statistics.median(raws),
+        "batch": batch,
+        "efficiency": statistics.median(ratios),
+    }
 
 
 def main():
@@ -128,18 +132,38 @@ def main():
             setups = [("reference (batch 1)", 1, 1), (f"1 game, {args.leaves} leaves", 1, args.leaves)]
             setups += [(f"{g} games", g, 1) for g in args.concurrent]
             for label, concurrent, leaves in setups:
-                s = search_rate(model, game, concurrent=concurrent, leaves=leaves, simulations=sims,
-                                rounds=args.rounds, seed=args.seed)  # fmt: skip
+                s = search_rate(
+                    model,
+                    game,
+                    concurrent=concurrent,
+                    leaves=leaves,
+                    simulations=sims,
+                    rounds=args.rounds,
+                    seed=args.seed,
+                )
                 batch, same, efficiency = s["batch"], s["raw_at_batch"], s["efficiency"]
-                rows.append({"game": name, "size": size, "setup": label, "concurrent": concurrent, "leaves": leaves,
-                             "simulations": sims, "batch": batch, "sims_per_s": s["sims_per_s"],
-                             "raw_at_batch": same, "efficiency": efficiency})  # fmt: skip
+                rows.append(
+                    {
+                        "game": name,
+                        "size": size,
+                        "setup": label,
+                        "concurrent": concurrent,
+                        "leaves": leaves,
+                        "simulations": sims,
+                        "batch": batch,
+                        "sims_per_s": s["sims_per_s"],
+                        "raw_at_batch": same,
+                        "efficiency": efficiency,
+                    }
+                )
                 print(
                     f"{name:<10}{size:<7}{label:<22}{batch:>7}{s['sims_per_s']:>11,.0f}{same:>10,.0f}{efficiency:>12.0%}"
                 )
     env = environment(args.seed)
-    print(f"threads {args.threads}, seed {args.seed}, commit {env['commit']}, torch {env['versions']['torch']}, "
-          f"device {env['device']}")  # fmt: skip
+    print(
+        f"threads {args.threads}, seed {args.seed}, commit {env['commit']}, torch {env['versions']['torch']}, "
+        f"device {env['device']}"
+    )
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"environment": env, "args": vars(args), "rows": rows}, f, indent=1)

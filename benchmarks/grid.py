@@ -57,8 +57,10 @@ def main(argv=None) -> None:
         row = rate(spec, points, batch)
         row["grid_hours"] = grid_games / row["games_per_s"] / 3600
         rows.append(row)
-        print(f"batch {batch}: {row['games']} games in {row['seconds']:.0f} s, {row['games_per_s']:.2f} games/s; "
-              f"the grid's {grid_games} games: {row['grid_hours']:.1f} h")  # fmt: skip
+        print(
+            f"batch {batch}: {row['games']} games in {row['seconds']:.0f} s, {row['games_per_s']:.2f} games/s; "
+            f"the grid's {grid_games} games: {row['grid_hours']:.1f} h"
+        )
     env = environment(spec.seed)
     print(f"{args.study}, torch threads {args.threads}, seed {spec.seed}, commit {env['commit']}")
     if args.json:

@@ -167,8 +167,15 @@ def main():
                     specs += [f"sp:simulations={sims}", f"ap:simulations={sims}"]
                 for spec in specs:
                     ours = ours_rate(name, spec, state, args.rounds, args.seed)
-                    row = {"game": name, "position": label, "agent": spec, "simulations": sims,
-                           "ours": ours, "openspiel": theirs, "ratio": ours / theirs}  # fmt: skip
+                    row = {
+                        "game": name,
+                        "position": label,
+                        "agent": spec,
+                        "simulations": sims,
+                        "ours": ours,
+                        "openspiel": theirs,
+                        "ratio": ours / theirs,
+                    }
                     results["simulations_per_s"].append(row)
                     print(
                         f"{name:<10}{label:<10}{spec:<22}{sims:>7}{ours:>11,.0f}{theirs:>13,.0f}{ours / theirs:>7.1f}x"
@@ -185,8 +192,10 @@ def main():
         record = strength(name, sims, args.strength_games, args.seed)
         results["strength"][name] = {"simulations": sims, **record.to_dict()}
         low, high = record.score_interval()
-        print(f"  {name:<10} {sims} simulations: {record.wins}-{record.draws}-{record.losses} (W-D-L), "
-              f"score {record.score:.3f} [{low:.2f}, {high:.2f}]")  # fmt: skip
+        print(
+            f"  {name:<10} {sims} simulations: {record.wins}-{record.draws}-{record.losses} (W-D-L), "
+            f"score {record.score:.3f} [{low:.2f}, {high:.2f}]"
+        )
 
     results["startup_s"] = startup_times("benchmarks.search")
     finish(results, "a first move (Connect4)", args.json)

@@ -28,18 +28,27 @@ from nets.train import TABLE_A1, learn
 from tuner.provenance import environment
 
 
-def selfplay_rate(game, evaluator, settings: dict, *, total: int, concurrent: int, leaves: int, rounds: int,
-                  seed: int) -> dict:  # fmt: skip
+def selfplay_rate(
+    game, evaluator, settings: dict, *, total: int, concurrent: int, leaves: int, rounds: int, seed: int
+) -> dict:
     """Median positions/s and simulations/s over `rounds` runs of `total` games, `concurrent` at a time."""
     rates, sims = [], []
     for r in range(rounds):
         positions, simulations, seconds = 0, 0, 0.0
         for start in range(0, total, concurrent):
             t = time.perf_counter()
-            ex, stats = self_play(game, evaluator, games=min(concurrent, total - start),
-                                  simulations=settings["simulations"], seed=seed + 1000 * r + start,
-                                  c_puct=settings["c_puct"], t_opening=settings["t_opening"], tau=settings["tau"],
-                                  eps=settings["eps"], leaves=leaves)  # fmt: skip
+            ex, stats = self_play(
+                game,
+                evaluator,
+                games=min(concurrent, total - start),
+                simulations=settings["simulations"],
+                seed=seed + 1000 * r + start,
+                c_puct=settings["c_puct"],
+                t_opening=settings["t_opening"],
+                tau=settings["tau"],
+                eps=settings["eps"],
+                leaves=leaves,
+            )
             seconds += time.perf_counter() - t
             positions, simulations = positions + len(ex), simulations + stats.simulations
         rates.append(positions / seconds)
@@ -58,8 +67,15 @@ def learn_rate(model, game, settings: dict, rounds: int, seed: int) -> float:
     rates = []
     for r in range(rounds):
         t = time.perf_counter()
-        learn(model, opt, Examples(planes, policy, value), batch=settings["batch"], epochs=1,
-              generator=torch.Generator().manual_seed(seed + r), device=torch.device("cpu"))  # fmt: skip
+        learn(
+            model,
+            opt,
+            Examples(planes, policy, value),
+            batch=settings["batch"],
+            epochs=1,
+            generator=torch.Generator().manual_seed(seed + r),
+            device=torch.device("cpu"),
+        )
         rates.append(n / (time.perf_counter() - t))
     return statistics.median(rates)
 
@@ -86,11 +102,21 @@ def main() -> None:
         n_self = settings["games"]
         setups = [("lock-step", n_self, n_self, 1), ("lock-step", n_self, n_self, 4), ("one game", 3, 1, 1)]
         for label, total, concurrent, leaves in setups:
-            rate = selfplay_rate(game, evaluator, settings, total=total, concurrent=concurrent, leaves=leaves,
-                                 rounds=args.rounds, seed=args.seed)  # fmt: skip
+            rate = selfplay_rate(
+                game,
+                evaluator,
+                settings,
+                total=total,
+                concurrent=concurrent,
+                leaves=leaves,
+                rounds=args.rounds,
+                seed=args.seed,
+            )
             rows.append({"game": name, "setup": label, "concurrent": concurrent, "leaves": leaves, **rate})
-            print(f"{name:<9} {label:<9} games {concurrent:>2} leaves {leaves}: {rate['positions_per_s']:8.1f} "
-                  f"({rate['simulations_per_s']:,.0f})")  # fmt: skip
+            print(
+                f"{name:<9} {label:<9} games {concurrent:>2} leaves {leaves}: {rate['positions_per_s']:8.1f} "
+                f"({rate['simulations_per_s']:,.0f})"
+            )
         sgd = learn_rate(model, game, settings, args.rounds, args.seed)
         rows.append({"game": name, "setup": "learn", "positions_per_s": sgd})
         print(f"{name:<9} learn, batch {settings['batch']}: {sgd:,.0f} positions/s")

@@ -101,8 +101,15 @@ def main():
             ns = tuner_cost(agent.search.tuners[0], args.rounds, rewards, args.steps)
             shares = {g: 2 * ns * 1e-9 * fixed[g, agent_name] for g in GAMES}  # two players' steps a simulation
             d = len(agent.search.tuners[0].space)
-            isolated.append({"params": d, "agent": agent_name, "strategy": strategy, "tuner_ns": ns,
-                             **{f"overhead_{g}": s for g, s in shares.items()}})  # fmt: skip
+            isolated.append(
+                {
+                    "params": d,
+                    "agent": agent_name,
+                    "strategy": strategy,
+                    "tuner_ns": ns,
+                    **{f"overhead_{g}": s for g, s in shares.items()},
+                }
+            )
             print(f"{d:<8}{strategy:<9}{ns:>10.0f}" + "".join(f"{shares[g]:>10.1%}" for g in GAMES), flush=True)
 
     tuned_rows = []
@@ -123,16 +130,34 @@ def main():
                     pairs = [(rate(plain, state), rate(tuned, state)) for _ in range(args.rounds)]
                     f, t = statistics.median(p[0] for p in pairs), statistics.median(p[1] for p in pairs)
                     ratio = statistics.median(p[1] / p[0] for p in pairs)
-                    tuned_rows.append({"game": name, "agent": agent_name, "tuned": tune, "strategy": strategy,
-                                       "fixed": f, "tuned_rate": t, "ratio": ratio})  # fmt: skip
+                    tuned_rows.append(
+                        {
+                            "game": name,
+                            "agent": agent_name,
+                            "tuned": tune,
+                            "strategy": strategy,
+                            "fixed": f,
+                            "tuned_rate": t,
+                            "ratio": ratio,
+                        }
+                    )
                     print(f"{name:<10}{agent_name:<6}{tune:<13}{strategy:<9}{f:>13,.0f}{t:>13,.0f}{ratio:>7.2f}")
     env = environment(args.seed)
     print(f"seed {args.seed}, commit {env['commit']}, numba {env['versions']['numba']}")
     if args.json:
         fixed_rows = [{"game": g, "agent": a, "simulations_per_s": r} for (g, a), r in fixed.items()]
         with open(args.json, "w") as f:
-            json.dump({"environment": env, "args": vars(args), "fixed": fixed_rows, "isolated": isolated,
-                       "tuned": tuned_rows}, f, indent=1)  # fmt: skip
+            json.dump(
+                {
+                    "environment": env,
+                    "args": vars(args),
+                    "fixed": fixed_rows,
+                    "isolated": isolated,
+                    "tuned": tuned_rows,
+                },
+                f,
+                indent=1,
+            )
 
 
 if __name__ == "__main__":

@@ -189,8 +189,16 @@ def strength(args) -> dict:
     for v, (key, value, spec) in enumerate(variants):
         mine = results[v * len(RATED) : (v + 1) * len(RATED)]
         rating = rate(mine, rated)
-        rows.append({"key": key, "value": value, "spec": spec, "elo": rating.elo, "ci95": [rating.low, rating.high],
-                     "matches": [{**m.to_dict(), "distinct": distinct_games(m)} for m in mine]})  # fmt: skip
+        rows.append(
+            {
+                "key": key,
+                "value": value,
+                "spec": spec,
+                "elo": rating.elo,
+                "ci95": [rating.low, rating.high],
+                "matches": [{**m.to_dict(), "distinct": distinct_games(m)} for m in mine],
+            }
+        )
     source = "the paper's Table 4" if args.anchors == "paper" else "our Table 4 analogue"
     return {"anchors": rated, "anchors_from": source, "rows": rows}
 
@@ -219,10 +227,14 @@ def paper_findings(out: dict, game: str) -> list[str]:
     cs = [v for k, v in rows if k == "c_puct" and v > 0]
     others = [rows["c_puct", v]["elo"] for v in cs]
     return [
-        "| the paper says (Sec. 5.2-5.3) | ours (Elo [95% CI]) |", "|---|---|",
+        "| the paper says (Sec. 5.2-5.3) | ours (Elo [95% CI]) |",
+        "|---|---|",
         f"| Elo rises with N_sim | N_sim 1: {elo('simulations', 1)}; 400: {elo('simulations', 400)} |",
-        *([f"| Connect4: a quick rise from 5 to 20 simulations | 5 to 20: {gap('simulations', 5, 20)} |"]
-          if game == "connect4" else []),
+        *(
+            [f"| Connect4: a quick rise from 5 to 20 simulations | 5 to 20: {gap('simulations', 5, 20)} |"]
+            if game == "connect4"
+            else []
+        ),
         f"| no significant change from {flat_from} simulations | {flat_from} to 400: "
         f"{gap('simulations', flat_from, 400)} |",
         f"| at N_sim 1 still above Random | N_sim 1: {elo('simulations', 1)}; Random held at {random:.0f} |",
@@ -231,18 +243,23 @@ def paper_findings(out: dict, game: str) -> list[str]:
         f"| Elo falls with P_drop | P_drop 0: {elo('dropout', 0.0)}; 0.95: {elo('dropout', 0.95)} |",
         f"| at P_drop 0.95 still above Random | P_drop 0.95: {elo('dropout', 0.95)}; Random held at {random:.0f} |",
         "",
-    ]  # fmt: skip
+    ]
 
 
 def strength_report(out: dict, game: str) -> str:
     held = ", ".join(f"{k} {v:.0f}" for k, v in out["anchors"].items())
     paper = ", ".join(f"{k} {v:g}" for k, v in TABLE_4[game].items())
-    lines = [f"# AlphaZero's Elo against its parameters on {game} (AlphaDDA Figs. 3-4)", "",
-             f"Opponents held at {out['anchors_from']}: {held}; the paper's Table 4: {paper}. Every az plays "
-             "at eps 0 (plain eq. 8), as the rated AlphaZero did; the authors' test games used 0.2. So a "
-             "deterministic variant replays one game per seat against `az`: the fit counts each distinct game "
-             f"once (the tables give how many there were against `az`, of {out['games_per_match']}).", "",
-             *paper_findings(out, game), *noise_floor(out, game)]  # fmt: skip
+    lines = [
+        f"# AlphaZero's Elo against its parameters on {game} (AlphaDDA Figs. 3-4)",
+        "",
+        f"Opponents held at {out['anchors_from']}: {held}; the paper's Table 4: {paper}. Every az plays "
+        "at eps 0 (plain eq. 8), as the rated AlphaZero did; the authors' test games used 0.2. So a "
+        "deterministic variant replays one game per seat against `az`: the fit counts each distinct game "
+        f"once (the tables give how many there were against `az`, of {out['games_per_match']}).",
+        "",
+        *paper_findings(out, game),
+        *noise_floor(out, game),
+    ]
     for key in {r["key"]: None for r in out["rows"]}:
         lines += [f"| {key} | Elo | 95% CI | distinct games against az |", "|---|---|---|---|"]
         for r in out["rows"]:
@@ -263,8 +280,11 @@ def noise_floor(out: dict, game: str) -> list[str]:
     if len(same) < 2:
         return []
     text = "; ".join(f"{r['key']} {r['value']:g}: {r['elo']:.0f}" for r in same)
-    return [f"The default AlphaZero is in every sweep, each time with other seeds ({text}): differences of that "
-            "size between two settings are noise.", ""]  # fmt: skip
+    return [
+        f"The default AlphaZero is in every sweep, each time with other seeds ({text}): differences of that "
+        "size between two settings are noise.",
+        "",
+    ]
 
 
 def strength_plot(out: dict, game: str, path: str) -> None:
@@ -307,11 +327,15 @@ def distinct_games(match) -> dict:
 
 def tables(args) -> dict:
     pairs = [(a, o) for a in ADJUSTERS for o in (OPPONENTS[-2:] if args.quick else OPPONENTS)]
-    matches = [(az(args.game, dda=a, eps=TEST_EPS, **ADJUSTERS[a]), opponent_spec(args.game, o, eps=TEST_EPS))
-               for a, o in pairs]  # fmt: skip
+    matches = [
+        (az(args.game, dda=a, eps=TEST_EPS, **ADJUSTERS[a]), opponent_spec(args.game, o, eps=TEST_EPS))
+        for a, o in pairs
+    ]
     results = play(args.game, matches, args.games, args.seed, f"Tables 5-13 on {args.game}")
-    rows = [{"adjuster": a, "opponent": o, **m.to_dict(), "distinct": distinct_games(m)}
-            for (a, o), m in zip(pairs, results)]  # fmt: skip
+    rows = [
+        {"adjuster": a, "opponent": o, **m.to_dict(), "distinct": distinct_games(m)}
+        for (a, o), m in zip(pairs, results)
+    ]
     return {"eps": TEST_EPS, "alphadda1z": TABLE_1Z[args.game], "rows": rows}
 
 
@@ -328,9 +352,12 @@ def in_sum(out: dict, game: str) -> list[str]:
     many opponents it lies within BAND, ours and the paper's."""
     paper = paper_tables().get(game, {}).get("total", {})
     opponents = list(dict.fromkeys(r["opponent"] for r in out["rows"]))
-    lines = ["## In sum: score W + D/2 in total, ours (the paper's)", "",
-             f"| AlphaDDA | {' | '.join(opponents)} | opponents within [{BAND[0]}, {BAND[1]}], ours (the paper's) |",
-             "|---|" + "---|" * (len(opponents) + 1)]  # fmt: skip
+    lines = [
+        "## In sum: score W + D/2 in total, ours (the paper's)",
+        "",
+        f"| AlphaDDA | {' | '.join(opponents)} | opponents within [{BAND[0]}, {BAND[1]}], ours (the paper's) |",
+        "|---|" + "---|" * (len(opponents) + 1),
+    ]
     for adjuster in dict.fromkeys(r["adjuster"] for r in out["rows"]):
         cells, ours, theirs = [], 0, 0
         for opponent in opponents:
@@ -352,27 +379,40 @@ def in_sum(out: dict, game: str) -> list[str]:
 def tables_report(out: dict, game: str) -> str:
     paper = paper_tables().get(game, {})
     eps = out.get("eps", 0.0)
-    lines = [f"# AlphaDDAs against eight agents on {game} (AlphaDDA Tables 5-13)", "",
-             "Win / loss / draw rates of the AlphaDDA (ours; the paper's beside it), in total and per seat "
-             "(first: the AlphaDDA moved first), with the 95% interval of its win rate and the number of "
-             "distinct games behind it (the interval assumes every game differs). AlphaDDA1-3 play the paper's "
-             f"Tables 1-3 points; every az side plays with eps {eps:g}"
-             + (" as in the authors' test games." if eps else " (plain eq. 8), so games against AlphaZero repeat.")
-             + " AlphaDDA1Z (ours) plays rth 0 and "
-             + (", ".join(f"{k} {v:g}" for k, v in out["alphadda1z"].items()) if "alphadda1z" in out
-                else "its defaults at the recorded commit") + ".",
-             "", *in_sum(out, game)]  # fmt: skip
+    lines = [
+        f"# AlphaDDAs against eight agents on {game} (AlphaDDA Tables 5-13)",
+        "",
+        "Win / loss / draw rates of the AlphaDDA (ours; the paper's beside it), in total and per seat "
+        "(first: the AlphaDDA moved first), with the 95% interval of its win rate and the number of "
+        "distinct games behind it (the interval assumes every game differs). AlphaDDA1-3 play the paper's "
+        f"Tables 1-3 points; every az side plays with eps {eps:g}"
+        + (" as in the authors' test games." if eps else " (plain eq. 8), so games against AlphaZero repeat.")
+        + " AlphaDDA1Z (ours) plays rth 0 and "
+        + (
+            ", ".join(f"{k} {v:g}" for k, v in out["alphadda1z"].items())
+            if "alphadda1z" in out
+            else "its defaults at the recorded commit"
+        )
+        + ".",
+        "",
+        *in_sum(out, game),
+    ]
     for seat, key in (("total", "total"), ("first", "a_first"), ("second", "a_second")):
-        lines += [f"## {seat}", "",
-                  "| AlphaDDA | opponent | ours W / L / D | win rate 95% CI | distinct games | paper W / L / D |",
-                  "|---|---|---|---|---|---|"]  # fmt: skip
+        lines += [
+            f"## {seat}",
+            "",
+            "| AlphaDDA | opponent | ours W / L / D | win rate 95% CI | distinct games | paper W / L / D |",
+            "|---|---|---|---|---|---|",
+        ]
         for r in out["rows"]:
             ref = paper.get(seat, {}).get(r["adjuster"], {}).get(r["opponent"])
             ref = "-" if ref is None else " / ".join(f"{v:.2f}" for v in ref)
             distinct = r.get("distinct")
             distinct = "-" if distinct is None else distinct.get(key, sum(distinct.values()))
-            lines.append(f"| {r['adjuster']} | {r['opponent']} | {rates(r[key])} | "
-                         f"{format_interval(r[key]['win_rate_ci95'])} | {distinct} | {ref} |")  # fmt: skip
+            lines.append(
+                f"| {r['adjuster']} | {r['opponent']} | {rates(r[key])} | "
+                f"{format_interval(r[key]['win_rate_ci95'])} | {distinct} | {ref} |"
+            )
         lines.append("")
     return "\n".join(lines)
 
@@ -408,8 +448,10 @@ def main() -> None:
         with open(f"{stem}.json", "w") as f:
             json.dump(out, f, indent=1)
     report = strength_report(out, args.game) if args.part == "strength" else tables_report(out, args.game)
-    report += f"\n{out['games_per_match']} games per match, seed {out['environment']['seed']}, " \
-              f"{out['seconds'] / 60:.0f} min, commit {out['environment']['commit']}.\n"  # fmt: skip
+    report += (
+        f"\n{out['games_per_match']} games per match, seed {out['environment']['seed']}, "
+        f"{out['seconds'] / 60:.0f} min, commit {out['environment']['commit']}.\n"
+    )
     with open(f"{stem}.md", "w") as f:
         f.write(report)
     if args.part == "strength":

@@ -53,11 +53,19 @@ def main() -> None:
     print("|---|---|---|---|")
     for s in sorted(specs, key=lambda s: -bt[s]["elo"]):
         ref, (low, high) = paper.get(s), bt[s]["ci95"]
-        print(f"| {s} | {elo[s]:.0f} | {bt[s]['elo']:.0f} [{low:.0f}, {high:.0f}] | "
-              f"{'-' if ref is None else f'{ref:g}'} |")  # fmt: skip
+        print(
+            f"| {s} | {elo[s]:.0f} | {bt[s]['elo']:.0f} [{low:.0f}, {high:.0f}] | "
+            f"{'-' if ref is None else f'{ref:g}'} |"
+        )
     os.makedirs(args.out, exist_ok=True)
-    out = {"game": args.game, "games_per_pair": args.games, "specs": specs, **ratings, "paper": TABLE_4[args.game],
-           "environment": environment(args.seed)}  # fmt: skip
+    out = {
+        "game": args.game,
+        "games_per_pair": args.games,
+        "specs": specs,
+        **ratings,
+        "paper": TABLE_4[args.game],
+        "environment": environment(args.seed),
+    }
     with open(os.path.join(args.out, f"{args.game}.json"), "w") as f:
         json.dump(out, f, indent=1)
 

@@ -51,8 +51,16 @@ def recommendations(args, strategy: str, table) -> list[dict]:
         result = play_game(game, agent, opponent, args.seed, index)
         recommended = agent.tuning()[result.a_seat]["recommended"]
         values = {"C": float(recommended["C"]), "eps": float(recommended["eps"])}
-        out.append({"game": index, "seat": result.a_seat, "outcome": result.outcome, "recommended": values,
-                    "truth": table.value(values), "regret": table.regret(values)})  # fmt: skip
+        out.append(
+            {
+                "game": index,
+                "seat": result.a_seat,
+                "outcome": result.outcome,
+                "recommended": values,
+                "truth": table.value(values),
+                "regret": table.regret(values),
+            }
+        )
     return out
 
 
@@ -75,17 +83,32 @@ def main() -> None:
         runs[strategy] = recommendations(args, strategy, table)
         regret = np.array([r["regret"] for r in runs[strategy]])
         half = 1.959963984540054 * regret.std(ddof=1) / math.sqrt(len(regret))
-        summary[strategy] = {"online_regret": float(regret.mean()), "ci95": [float(regret.mean() - half),
-                             float(regret.mean() + half)], "best_point_share": float((regret == 0).mean()),
-                             "offline_regret_at_1000_games": offline.get(strategy, {}).get("regret")}  # fmt: skip
+        summary[strategy] = {
+            "online_regret": float(regret.mean()),
+            "ci95": [float(regret.mean() - half), float(regret.mean() + half)],
+            "best_point_share": float((regret == 0).mean()),
+            "offline_regret_at_1000_games": offline.get(strategy, {}).get("regret"),
+        }
         s = summary[strategy]
         off = s["offline_regret_at_1000_games"]
-        print(f"{strategy:<6} on-line: regret {s['online_regret']:.3f} [{s['ci95'][0]:.3f}, {s['ci95'][1]:.3f}] "
-              f"over {args.games} games; off-line at 1000 games: {'-' if off is None else f'{off:.3f}'}")  # fmt: skip
+        print(
+            f"{strategy:<6} on-line: regret {s['online_regret']:.3f} [{s['ci95'][0]:.3f}, {s['ci95'][1]:.3f}] "
+            f"over {args.games} games; off-line at 1000 games: {'-' if off is None else f'{off:.3f}'}"
+        )
     best = table.best()
     with open(os.path.join(args.out, "results.json"), "w") as f:
-        json.dump({"args": vars(args), "truth_best": best["values"], "truth_best_value": best["value"],
-                   "summary": summary, "runs": runs, "environment": environment(args.seed)}, f, indent=1)  # fmt: skip
+        json.dump(
+            {
+                "args": vars(args),
+                "truth_best": best["values"],
+                "truth_best_value": best["value"],
+                "summary": summary,
+                "runs": runs,
+                "environment": environment(args.seed),
+            },
+            f,
+            indent=1,
+        )
 
 
 if __name__ == "__main__":

@@ -87,12 +87,23 @@ def main() -> None:
             "score_first_half": round(float(score[:, :half].mean()), 3),
             "score_second_half": round(float(score[:, half:].mean()), 3),
         }
-        print(f"{person:<7} ({PEOPLE[person]}): z after {args.games} games {summary[person]['z_final_each']}, "
-              f"person's score {summary[person]['score_first_half']:.2f} in the first half, "
-              f"{summary[person]['score_second_half']:.2f} in the second")  # fmt: skip
+        print(
+            f"{person:<7} ({PEOPLE[person]}): z after {args.games} games {summary[person]['z_final_each']}, "
+            f"person's score {summary[person]['score_first_half']:.2f} in the first half, "
+            f"{summary[person]['score_second_half']:.2f} in the second"
+        )
     with open(os.path.join(args.out, "results.json"), "w") as f:
-        json.dump({"args": vars(args), "people": PEOPLE, "summary": summary, "runs": runs,
-                   "environment": environment(args.seed)}, f, indent=1)  # fmt: skip
+        json.dump(
+            {
+                "args": vars(args),
+                "people": PEOPLE,
+                "summary": summary,
+                "runs": runs,
+                "environment": environment(args.seed),
+            },
+            f,
+            indent=1,
+        )
     plot(args, runs)
 
 
@@ -105,8 +116,13 @@ def plot(args, runs) -> None:
     fig, ax = plt.subplots(figsize=(7, 4))
     for person, colour in zip(PEOPLE, ("tab:green", "tab:blue", "tab:red")):
         for i, run in enumerate(r for r in runs if r["person"] == person):
-            ax.plot(range(1, args.games + 1), run["z"], color=colour, alpha=0.7,
-                    label=f"{person} ({PEOPLE[person]})" if i == 0 else None)  # fmt: skip
+            ax.plot(
+                range(1, args.games + 1),
+                run["z"],
+                color=colour,
+                alpha=0.7,
+                label=f"{person} ({PEOPLE[person]})" if i == 0 else None,
+            )
     ax.axhline(0, color="grey", lw=0.5)
     ax.set_xlabel("games played with the profile")
     ax.set_ylabel("the opponent's inter-game level z")

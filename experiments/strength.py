@@ -119,16 +119,22 @@ def main():
     records, relative = z_curve(args, 0.1, args.games, args.seed)
     slope, intercept, rmse = linear_fit(relative)
     results["table1"] = [{"z": fmt(z), **r.to_dict(), "elo_vs_inf": e} for z, r, e in zip(Z_GRID, records, relative)]
-    results["table1_fit"] = {"slope": slope, "intercept": intercept, "rmse": rmse,
-                             "range_inf_to_minus_inf": relative[0] - relative[-1],
-                             "range_2_to_minus_2": relative[1] - relative[-2]}  # fmt: skip
+    results["table1_fit"] = {
+        "slope": slope,
+        "intercept": intercept,
+        "rmse": rmse,
+        "range_inf_to_minus_inf": relative[0] - relative[-1],
+        "range_2_to_minus_2": relative[1] - relative[-2],
+    }
     print(f"{'z':>6}{'score vs z=0':>14}{'95% CI':>16}{'Elo vs z=inf':>14}")
     for z, r, e in zip(Z_GRID, records, relative):
         low, high = r.score_interval()
         print(f"{fmt(z):>6}{r.score:>14.3f}   [{low:.2f}, {high:.2f}]{e:>14.0f}")
     fit = results["table1_fit"]
-    print(f"linear fit over [-2, 2]: {slope:.0f} Elo per unit z, RMSE {rmse:.0f} Elo; range z=inf..-inf "
-          f"{fit['range_inf_to_minus_inf']:.0f} Elo, z=2..-2 {fit['range_2_to_minus_2']:.0f} Elo")  # fmt: skip
+    print(
+        f"linear fit over [-2, 2]: {slope:.0f} Elo per unit z, RMSE {rmse:.0f} Elo; range z=inf..-inf "
+        f"{fit['range_inf_to_minus_inf']:.0f} Elo, z=2..-2 {fit['range_2_to_minus_2']:.0f} Elo"
+    )
 
     print(f"\nFig. 2 analogue: R_th sweep, {args.sweep_games} games per point")
     results["fig2"] = {}
@@ -150,8 +156,15 @@ def main():
         total = sum(r.games for r, _ in mine)
         mean_z = float(np.mean([np.mean(zs) for _, zs in mine]))
         end_z = float(np.mean([zs[-1] for _, zs in mine]))
-        results["table3"].append({"opponent_z": z, "score": sum(wins) / total, "avg_z": mean_z, "final_z": end_z,
-                                  "z_paths": [zs for _, zs in mine]})  # fmt: skip
+        results["table3"].append(
+            {
+                "opponent_z": z,
+                "score": sum(wins) / total,
+                "avg_z": mean_z,
+                "final_z": end_z,
+                "z_paths": [zs for _, zs in mine],
+            }
+        )
         score = sum(wins) / total
         print(f"  vs z={z:>2}: score {score:.3f} over {total} games, avg z {mean_z:+.2f}, final z {end_z:+.2f}")
 
@@ -178,13 +191,21 @@ def main():
     )
     results["weak"] = []
     for (kind, opponent, floor), (record, zs, late) in zip(cases, runs):
-        row = {"dsa": kind, "opponent": opponent, "floor": floor, **record.to_dict(), "final_z": zs[-1],
-               "second_half": late.to_dict()}  # fmt: skip
+        row = {
+            "dsa": kind,
+            "opponent": opponent,
+            "floor": floor,
+            **record.to_dict(),
+            "final_z": zs[-1],
+            "second_half": late.to_dict(),
+        }
         results["weak"].append(row)
         low, high = record.score_interval()
         late_low, late_high = late.score_interval()
-        print(f"  {kind} floor {floor:>4} vs {opponent:<9} score {record.score:.3f} [{low:.2f}, {high:.2f}], "
-              f"second half {late.score:.3f} [{late_low:.2f}, {late_high:.2f}], final z {zs[-1]:+.2f}")  # fmt: skip
+        print(
+            f"  {kind} floor {floor:>4} vs {opponent:<9} score {record.score:.3f} [{low:.2f}, {high:.2f}], "
+            f"second half {late.score:.3f} [{late_low:.2f}, {late_high:.2f}], final z {zs[-1]:+.2f}"
+        )
 
     with open(os.path.join(args.out, "results.json"), "w") as f:
         json.dump(results, f, indent=1)

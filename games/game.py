@@ -64,8 +64,18 @@ class Game:
     evaluations: dict[str, Evaluation]  # static evaluations by name (AlphaDDA's "minimax1", "minimax2"), maybe none
     symbols: tuple[str, str] = ("x", "o")  # how `render` draws player 0's pieces and player 1's
 
-    FACTS = ("name", "kernels", "state_size", "max_legal", "num_actions", "board_shape", "max_game_length",
-             "own_moves", "intra_moves", "evaluations")  # fmt: skip
+    FACTS = (
+        "name",
+        "kernels",
+        "state_size",
+        "max_legal",
+        "num_actions",
+        "board_shape",
+        "max_game_length",
+        "own_moves",
+        "intra_moves",
+        "evaluations",
+    )
 
     def __init__(self):
         self._symmetries = None

@@ -116,8 +116,10 @@ def load(path: str | os.PathLike, *, game: str | None = None, device: str | torc
     if game is not None and arch.game != game:
         raise CheckpointError(f"checkpoint {path} is for {arch.game}, not {game}: pass a {game} net or {hint}")
     if arch.kind not in ARCHITECTURES:
-        raise CheckpointError(f"checkpoint {path} holds a {arch.kind!r} net, which this sparring does not know "
-                              f"(known: {', '.join(ARCHITECTURES)}): {hint}")  # fmt: skip
+        raise CheckpointError(
+            f"checkpoint {path} holds a {arch.kind!r} net, which this sparring does not know "
+            f"(known: {', '.join(ARCHITECTURES)}): {hint}"
+        )
     _check_fits_game(path, arch, hint)
     model = ARCHITECTURES[arch.kind](arch).to(device)
     try:

@@ -44,9 +44,21 @@ class SelfPlayStats:
     simulations: int
 
 
-def self_play(game, evaluator, *, games: int, simulations: int, seed: int, c_puct: float = 1.25,
-              t_opening: int = 4, tau: float = 50.0, eps: float = 0.2, noise: float = 0.0, alpha: float = 0.3,
-              leaves: int = 1) -> tuple[Examples, SelfPlayStats]:  # fmt: skip
+def self_play(
+    game,
+    evaluator,
+    *,
+    games: int,
+    simulations: int,
+    seed: int,
+    c_puct: float = 1.25,
+    t_opening: int = 4,
+    tau: float = 50.0,
+    eps: float = 0.2,
+    noise: float = 0.0,
+    alpha: float = 0.3,
+    leaves: int = 1,
+) -> tuple[Examples, SelfPlayStats]:
     """Play `games` games of the net against itself, all in lock-step; return their positions and targets.
 
     Args:
@@ -59,8 +71,17 @@ def self_play(game, evaluator, *, games: int, simulations: int, seed: int, c_puc
         the examples in game order (each game's positions in play order), and counts.
     """
     search_seed, choice_seed = derive_seeds(seed, count=2, bits=64)
-    puct = PUCT(game, evaluator, games=games, c_puct=c_puct, leaves=leaves, root_eps=eps, noise_weight=noise,
-                noise_alpha=alpha, seed=search_seed)  # fmt: skip
+    puct = PUCT(
+        game,
+        evaluator,
+        games=games,
+        c_puct=c_puct,
+        leaves=leaves,
+        root_eps=eps,
+        noise_weight=noise,
+        noise_alpha=alpha,
+        seed=search_seed,
+    )
     rngs = [make_rng(s) for s in derive_seeds(choice_seed, count=games, bits=64)]
     states = [game.new_initial_state() for _ in range(games)]
     a = game.num_distinct_actions()
@@ -88,8 +109,9 @@ def self_play(game, evaluator, *, games: int, simulations: int, seed: int, c_puc
         values.append(np.array([returns[m] for m in movers[i]], dtype=np.float32))
         first_wins += returns[0] > 0
         draws += returns[0] == 0
-    examples = Examples(np.stack([p for g in planes for p in g]), np.stack([p for g in policy for p in g]),
-                        np.concatenate(values))  # fmt: skip
+    examples = Examples(
+        np.stack([p for g in planes for p in g]), np.stack([p for g in policy for p in g]), np.concatenate(values)
+    )
     return examples, SelfPlayStats(games, len(examples), int(first_wins), int(draws), sims)
 
 
@@ -97,5 +119,8 @@ def augment(game, examples: Examples) -> Examples:
     """The examples under every board symmetry of `game` (identity first): planes and policies mapped
     together (games.Game.symmetries), values unchanged. [AlphaDDA App. 1.3: 2 for Connect4, 8 for Othello]"""
     pairs = game.symmetries(examples.planes, examples.policy)
-    return Examples(np.concatenate([p for p, _ in pairs]), np.concatenate([q for _, q in pairs]).astype(np.float32),
-                    np.tile(examples.value, len(pairs)))  # fmt: skip
+    return Examples(
+        np.concatenate([p for p, _ in pairs]),
+        np.concatenate([q for _, q in pairs]).astype(np.float32),
+        np.tile(examples.value, len(pairs)),
+    )

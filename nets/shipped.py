@@ -36,13 +36,17 @@ def resolve_net(net: str | None, game: games.Game) -> str:
     if net is None:
         if game.name in shipped:
             return str(shipped[game.name])
-        raise ValueError(f"az needs net=PATH (a checkpoint) or a shipped net's name (shipped: {names}; none for "
-                         f"{game.name}), or net=uniform / net=playout")  # fmt: skip
+        raise ValueError(
+            f"az needs net=PATH (a checkpoint) or a shipped net's name (shipped: {names}; none for "
+            f"{game.name}), or net=uniform / net=playout"
+        )
     if net in shipped:
         return str(shipped[net])
     if not Path(net).is_file():
-        raise ValueError(f"no network at {net!r} and no shipped net of that name (shipped: {names}): give a "
-                         "checkpoint's path, a shipped net's name, or net=uniform / net=playout")  # fmt: skip
+        raise ValueError(
+            f"no network at {net!r} and no shipped net of that name (shipped: {names}): give a "
+            "checkpoint's path, a shipped net's name, or net=uniform / net=playout"
+        )
     return net
 
 

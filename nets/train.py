@@ -164,8 +164,9 @@ class ReplayQueue:
         self.size, self.head = int(state["size"]), int(state["head"])
 
 
-def learn(model, optimizer, examples: Examples, *, batch: int, epochs: int, generator: torch.Generator,
-          device: torch.device) -> dict:  # fmt: skip
+def learn(
+    model, optimizer, examples: Examples, *, batch: int, epochs: int, generator: torch.Generator, device: torch.device
+) -> dict:
     """`epochs` passes over `examples` in shuffled mini-batches of `batch` with eq. (10)'s loss.
 
     A last mini-batch of one position is skipped (batch norm cannot train on one). Returns the
@@ -234,8 +235,9 @@ class Run:
             torch.manual_seed(config.seed)
             self.model = build(config.game, config.size, **config.net_overrides())
         self.model.to(self.device)
-        self.optimizer = torch.optim.SGD(self.model.parameters(), lr=config.lr, momentum=config.momentum,
-                                         weight_decay=config.weight_decay)  # fmt: skip
+        self.optimizer = torch.optim.SGD(
+            self.model.parameters(), lr=config.lr, momentum=config.momentum, weight_decay=config.weight_decay
+        )
         self.queue = ReplayQueue(self.game, config.queue)
         self.iteration, self.history = 0, []
         if (self.folder / "checkpoint.pt").exists():
@@ -260,8 +262,10 @@ class Run:
         with torch.random.fork_rng(devices=[]):  # leaves the caller's random stream alone
             fresh = build(config.game, config.size, **config.net_overrides())
         if start.arch != fresh.arch:
-            raise RunError(f"--init {config.init} is a {start.describe()}, but this run builds a {fresh.describe()}: "
-                           f"give --size, --filters and --blocks to match it")  # fmt: skip
+            raise RunError(
+                f"--init {config.init} is a {start.describe()}, but this run builds a {fresh.describe()}: "
+                f"give --size, --filters and --blocks to match it"
+            )
         return start
 
     def _open_folder(self) -> None:
@@ -274,8 +278,10 @@ class Run:
                 raise RunError(f"{path} is unreadable ({e}); restore it or start a new run with another --out") from e
             changed = [f"{k} {stored.get(k)!r} -> {v!r}" for k, v in wanted.items() if stored.get(k) != v]
             if changed:
-                raise RunError(f"{self.folder} holds a run with other settings ({'; '.join(changed)}): "
-                               f"resume it with the same settings, or train into a new --out")  # fmt: skip
+                raise RunError(
+                    f"{self.folder} holds a run with other settings ({'; '.join(changed)}): "
+                    f"resume it with the same settings, or train into a new --out"
+                )
             return
         if self.folder.exists() and any(not p.name.startswith(".") for p in self.folder.iterdir()):
             raise RunError(f"{self.folder} is not empty and holds no training run (no config.json): use a new --out")
@@ -328,8 +334,14 @@ class Run:
     def _provenance(self, iteration: int) -> dict:
         games_played = sum(r["games"] for r in self.history[:iteration])
         seconds = sum(r["self_play_seconds"] + r["learn_seconds"] for r in self.history[:iteration])
-        return {**self.provenance, "trained": iteration > 0, "iteration": iteration, "self_play_games": games_played,
-                "training_seconds": round(seconds, 1), "config": dataclasses.asdict(self.config)}  # fmt: skip
+        return {
+            **self.provenance,
+            "trained": iteration > 0,
+            "iteration": iteration,
+            "self_play_games": games_played,
+            "training_seconds": round(seconds, 1),
+            "config": dataclasses.asdict(self.config),
+        }
 
     def close(self) -> None:
         """Let another process (or Run) train in the folder."""
@@ -351,14 +363,32 @@ class Run:
         c, i = self.config, self.iteration + 1
         play_seed, learn_seed = derive_seeds(c.seed, i, count=2, bits=64)
         start = time.perf_counter()
-        examples, stats = self_play(self.game, self.evaluator, games=c.games, simulations=c.simulations,
-                                    seed=play_seed, c_puct=c.c_puct, t_opening=c.t_opening, tau=c.tau, eps=c.eps,
-                                    noise=c.noise, alpha=c.alpha, leaves=c.leaves)  # fmt: skip
+        examples, stats = self_play(
+            self.game,
+            self.evaluator,
+            games=c.games,
+            simulations=c.simulations,
+            seed=play_seed,
+            c_puct=c.c_puct,
+            t_opening=c.t_opening,
+            tau=c.tau,
+            eps=c.eps,
+            noise=c.noise,
+            alpha=c.alpha,
+            leaves=c.leaves,
+        )
         played = time.perf_counter()
         self.queue.add(augment(self.game, examples))
         generator = torch.Generator().manual_seed(learn_seed)
-        losses = learn(self.model, self.optimizer, self.queue.contents(), batch=c.batch, epochs=c.epochs,
-                       generator=generator, device=self.device)  # fmt: skip
+        losses = learn(
+            self.model,
+            self.optimizer,
+            self.queue.contents(),
+            batch=c.batch,
+            epochs=c.epochs,
+            generator=generator,
+            device=self.device,
+        )
         learned = time.perf_counter()
         record = {
             "iteration": i,

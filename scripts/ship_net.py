@@ -34,8 +34,10 @@ def main() -> None:
     history = [json.loads(line) for line in (args.run / "log.jsonl").read_text().splitlines()]
     evals = [r for r in history[: p["iteration"]] if "eval" in r]
     scores = ", ".join(f"{k} {m['score']:.2f}" for k, m in evals[-1]["eval"]["matches"].items()) if evals else "-"
-    print(f"| {args.name} | {model.describe()} | `{p['command']}` | {p['seed']} | {p['commit']} | {p['iteration']} | "
-          f"{p['self_play_games']} | {p['training_seconds'] / 3600:.1f} h on {p['device']} | {scores} |")  # fmt: skip
+    print(
+        f"| {args.name} | {model.describe()} | `{p['command']}` | {p['seed']} | {p['commit']} | {p['iteration']} | "
+        f"{p['self_play_games']} | {p['training_seconds'] / 3600:.1f} h on {p['device']} | {scores} |"
+    )
 
 
 if __name__ == "__main__":

@@ -66,8 +66,17 @@ class SearchAgent(Agent):
     Subclasses search between `before` and `after`; `last_search` holds the latest root statistics.
     """
 
-    def __init__(self, game, seed, *, simulations=None, seconds=None, z=math.inf, rth=0.1,
-                 adjuster: StrengthAdjuster | None = None):  # fmt: skip
+    def __init__(
+        self,
+        game,
+        seed,
+        *,
+        simulations=None,
+        seconds=None,
+        z=math.inf,
+        rth=0.1,
+        adjuster: StrengthAdjuster | None = None,
+    ):
         super().__init__(game, seed)
         self.budget = (simulations, seconds)  # as configured; an adjuster's knobs scale it
         self.simulations, self.seconds = simulations, seconds
@@ -133,8 +142,22 @@ class SearchAgent(Agent):
 class MCTSAgent(SearchAgent):
     """A tree search (AlphaDDA's MCTS, SP or AP) that keeps its tree (search.mcts) from move to move."""
 
-    def __init__(self, game, seed, params, settings, *, simulations=None, seconds=None, mast_decay=0.2,
-                 z=math.inf, rth=0.1, adjuster: StrengthAdjuster | None = None, tuners=None, tuned=()):  # fmt: skip
+    def __init__(
+        self,
+        game,
+        seed,
+        params,
+        settings,
+        *,
+        simulations=None,
+        seconds=None,
+        mast_decay=0.2,
+        z=math.inf,
+        rth=0.1,
+        adjuster: StrengthAdjuster | None = None,
+        tuners=None,
+        tuned=(),
+    ):
         super().__init__(game, seed, simulations=simulations, seconds=seconds, z=z, rth=rth, adjuster=adjuster)
         self.search = MCTS(game, params, settings, self.rng, mast_decay=mast_decay, tuners=tuners, tuned=tuned)
 

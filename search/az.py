@@ -31,9 +31,23 @@ class AZAgent(SearchAgent):
     `target` AlphaDDA3's v̄ c, which its forest's rule (eqs. 6-7) aims at (nan until it has one).
     """
 
-    def __init__(self, game, seed, puct: PUCT, row: int, *, simulations=None, seconds=None, z=math.inf, rth=0.1,
-                 adjuster: StrengthAdjuster | None = None, t_opening: int = 0, tau: float = 1.0,
-                 c: float | None = None, dropout: float = 0.0):  # fmt: skip
+    def __init__(
+        self,
+        game,
+        seed,
+        puct: PUCT,
+        row: int,
+        *,
+        simulations=None,
+        seconds=None,
+        z=math.inf,
+        rth=0.1,
+        adjuster: StrengthAdjuster | None = None,
+        t_opening: int = 0,
+        tau: float = 1.0,
+        c: float | None = None,
+        dropout: float = 0.0,
+    ):
         aims = isinstance(adjuster, AlphaDDA3)
         if puct.rule is not (ALPHADDA3_RULE if aims else PUCT_RULE):
             rule = "ALPHADDA3_RULE (eqs. 6-7)" if aims else "PUCT_RULE (eq. 8)"
@@ -114,16 +128,21 @@ class AZGroup(AgentGroup):
             agent.before(state)
         timed = agents[0].seconds is not None  # one shared budget kind: all timed or none; one deadline, the shortest
         puct = agents[0].puct
-        results = puct.search([a.request(s) for a, s in zip(agents, states)],
-                              seconds=min(a.seconds for a in agents) if timed else None)  # fmt: skip
+        results = puct.search(
+            [a.request(s) for a, s in zip(agents, states)], seconds=min(a.seconds for a in agents) if timed else None
+        )
         return [agent.after(state, result) for agent, state, result in zip(agents, states, results)]
 
 
 def learn_values(agents: list[AZAgent], states: list) -> None:
     """The clean values that the agents' AlphaDDA adjusters still lack at `states`, all in one forward of their
     (shared) evaluator, undamaged: before this, each game evaluated its own one or two positions."""
-    wanted = [(a.adjuster, ply, position) for a, state in zip(agents, states) if isinstance(a.adjuster, ValueAdjuster)
-              for ply, position in a.adjuster.pending(state)]  # fmt: skip
+    wanted = [
+        (a.adjuster, ply, position)
+        for a, state in zip(agents, states)
+        if isinstance(a.adjuster, ValueAdjuster)
+        for ply, position in a.adjuster.pending(state)
+    ]
     if not wanted:
         return
     values = agents[0].puct.values([position for _, _, position in wanted])

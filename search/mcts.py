@@ -233,8 +233,22 @@ def run_simulations(g, tree, root_state, params, settings, n_simulations, rng, m
 
 
 @kernel
-def run_tuned_simulations(g, tree, root_state, params, settings, n_simulations, rng, max_legal, max_length,
-                          steps, state0, state1, values, columns):  # fmt: skip
+def run_tuned_simulations(
+    g,
+    tree,
+    root_state,
+    params,
+    settings,
+    n_simulations,
+    rng,
+    max_legal,
+    max_length,
+    steps,
+    state0,
+    state1,
+    values,
+    columns,
+):
     """As run_simulations, with each player's tuned parameters chosen before every simulation.
 
     steps: the strategy's compiled steps (search.allocation.AllocationSteps); state0/state1: each
@@ -261,8 +275,23 @@ def run_tuned_simulations(g, tree, root_state, params, settings, n_simulations, 
 
 
 @kernel
-def run_batch_simulations(g, tree, root_state, params, settings, n_simulations, rng, max_legal, max_length,
-                          batch0, batch1, next_row, rewards0, rewards1, columns):  # fmt: skip
+def run_batch_simulations(
+    g,
+    tree,
+    root_state,
+    params,
+    settings,
+    n_simulations,
+    rng,
+    max_legal,
+    max_length,
+    batch0,
+    batch1,
+    next_row,
+    rewards0,
+    rewards1,
+    columns,
+):
     """As run_simulations, each player's tuned parameters taken in turn from its batch (one simulation
     per row, from next_row[p] on) and each row's reward written out; stops when a batch is used up.
 

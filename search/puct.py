@@ -192,8 +192,9 @@ def select_leaves(g, rule, f, rows, batch, pend, settings):
                 if depth == 0 and settings.root_eps > 0.0 and uniform(rng) < settings.root_eps:
                     node = first + randint(rng, n)
                 else:
-                    node = best_child(rule, f.visits[i], f.value[i], f.prior[i], f.vloss[i], first, n, parent_n,
-                                      rows.c[i], rng)  # fmt: skip
+                    node = best_child(
+                        rule, f.visits[i], f.value[i], f.prior[i], f.vloss[i], first, n, parent_n, rows.c[i], rng
+                    )
                 g.apply(s, f.action[i, node])
                 depth += 1
                 path[pending, depth] = node
@@ -351,9 +352,22 @@ class PUCT:
         seed: seeds row i's stream from (seed, i); `reset(i, seed)` reseeds one row.
     """
 
-    def __init__(self, game, evaluator, *, games: int = 1, c_puct: float = 1.25, rule: Rule = PUCT_RULE,
-                 leaves: int = 1, root_eps: float = 0.0, noise_weight: float = 0.0, noise_alpha: float = 0.3,
-                 reuse: bool = False, seed: int = 0, nodes: int = 1024):  # fmt: skip
+    def __init__(
+        self,
+        game,
+        evaluator,
+        *,
+        games: int = 1,
+        c_puct: float = 1.25,
+        rule: Rule = PUCT_RULE,
+        leaves: int = 1,
+        root_eps: float = 0.0,
+        noise_weight: float = 0.0,
+        noise_alpha: float = 0.3,
+        reuse: bool = False,
+        seed: int = 0,
+        nodes: int = 1024,
+    ):
         if games < 1 or leaves < 1:
             raise ValueError("games and leaves must be at least 1")
         if not 0.0 <= root_eps <= 1.0:
@@ -451,8 +465,9 @@ class PUCT:
             return SearchResult(np.zeros(0, np.int64), np.zeros(0), np.zeros(0), simulations, seconds)
         visits = f.visits[i, first : first + n].astype(np.float64)
         q = np.divide(f.value[i, first : first + n], visits, out=np.zeros(n), where=visits > 0)
-        return SearchResult(f.action[i, first : first + n].astype(np.int64), visits, (q + 1.0) / 2.0,
-                            simulations, seconds)  # fmt: skip
+        return SearchResult(
+            f.action[i, first : first + n].astype(np.int64), visits, (q + 1.0) / 2.0, simulations, seconds
+        )
 
     def root_priors(self, i: int) -> np.ndarray:
         """The priors of row i's root children, in the order of its last result's actions."""

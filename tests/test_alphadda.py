@@ -138,8 +138,14 @@ class TwoFaced(StoneCounter):
 def test_alphadda2_value_stays_undamaged_after_a_damaged_search():
     """The reference code evaluates the history at the previous search's P_drop: here that would read -0.9."""
     net = TwoFaced(scale=0.1)
-    agent = AZAgent(C4, 0, PUCT(C4, net, seed=0), 0, simulations=10,
-                    adjuster=AlphaDDA2(C4, net, nh=1, a_drop=1.0, p_drop0=-0.2, p_max=0.95))  # fmt: skip
+    agent = AZAgent(
+        C4,
+        0,
+        PUCT(C4, net, seed=0),
+        0,
+        simulations=10,
+        adjuster=AlphaDDA2(C4, net, nh=1, a_drop=1.0, p_drop0=-0.2, p_max=0.95),
+    )
     agent.select_action(play([0, 0, 1, 1, 2, 2]))  # v = 0.6: P_drop = 1 (0.6 - 0.2) = 0.4
     assert agent.dropout == pytest.approx(0.4)
     agent.select_action(play([0, 0, 1, 1, 2, 2, 6, 6]))  # clean v = 0.8: 0.6; damaged -0.9 would give 0
@@ -152,12 +158,24 @@ def test_the_second_player_reads_the_value_from_its_own_side(moves):
     never its negation, in eqs. 2, 4 and AlphaDDA3's target."""
     x = 0.1 * len(moves)
     net = StoneCounter(scale=0.1)
-    one = AZAgent(C4, 1, PUCT(C4, net, seed=0), 0, simulations=200,
-                  adjuster=AlphaDDA1(C4, net, nh=1, a_sim=2.0, b_sim0=-1.4, n_max=200))  # fmt: skip
+    one = AZAgent(
+        C4,
+        1,
+        PUCT(C4, net, seed=0),
+        0,
+        simulations=200,
+        adjuster=AlphaDDA1(C4, net, nh=1, a_sim=2.0, b_sim0=-1.4, n_max=200),
+    )
     one.select_action(play(moves))
     assert one.last_search.simulations == n_sim(x, 2.0, -1.4, 200) < 200  # -x would give the full 200
-    two = AZAgent(C4, 1, PUCT(C4, net, seed=0), 0, simulations=10,
-                  adjuster=AlphaDDA2(C4, net, nh=1, a_drop=1.0, p_drop0=-0.2, p_max=0.95))  # fmt: skip
+    two = AZAgent(
+        C4,
+        1,
+        PUCT(C4, net, seed=0),
+        0,
+        simulations=10,
+        adjuster=AlphaDDA2(C4, net, nh=1, a_drop=1.0, p_drop0=-0.2, p_max=0.95),
+    )
     two.select_action(play(moves))
     assert two.dropout == pytest.approx(x - 0.2)  # -x would give 0
     assert AlphaDDA3(C4, net, nh=1).before_search(play(moves)).target == pytest.approx(x)
@@ -339,8 +357,9 @@ def test_a_fixed_dropout_damages_every_evaluation():
     agent.select_action(play([3, 3]))
     assert len(counter.dropouts) >= 10 and set(counter.dropouts) == {0.5}
     # two games of one search, each with its own probability: every leaf carries its game's, none the other's
-    group = make_agents(C4, ["az:net=uniform,simulations=20,dropout=0.2",
-                                    "az:net=uniform,simulations=30,dropout=0.6"], seeds=[0, 1])  # fmt: skip
+    group = make_agents(
+        C4, ["az:net=uniform,simulations=20,dropout=0.2", "az:net=uniform,simulations=30,dropout=0.6"], seeds=[0, 1]
+    )
     group[0].puct.evaluator = counter = StoneCounter()
     group.select_actions([0, 1], [play([3, 3]), play([2])])
     seen = np.float32(counter.dropouts).tolist()

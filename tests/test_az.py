@@ -123,8 +123,9 @@ def test_net_init_and_info_on_the_command_line(tmp_path, capsys):
     x = torch.from_numpy(np.stack([C4.new_initial_state().encode()]))
     assert torch.equal(model(x)[0], fresh(x)[0])  # the seed made the weights
     (tmp_path / "junk.pt").write_text("not a net")
-    proc = subprocess.run([sys.executable, "-m", "tuner.cli", "net", "info", str(tmp_path / "junk.pt")],
-                          capture_output=True, text=True)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "tuner.cli", "net", "info", str(tmp_path / "junk.pt")], capture_output=True, text=True
+    )
     assert (
         proc.returncode == 2
         and len(proc.stderr.strip().splitlines()) == 1
@@ -159,8 +160,10 @@ def test_the_opening_ends_at_t_opening_plies_and_the_adjuster_sees_it():
     for seed in range(5):
         after = make_agent(C4, "az:net=uniform,simulations=60,t_opening=6,tau=1e6", seed=seed)
         assert after.select_action(state) == 0  # ply 6 is past an opening of 6: the most visited move
-    draws = {make_agent(C4, "az:net=uniform,simulations=60,t_opening=7,tau=1e6", seed=s).select_action(state)
-             for s in range(10)}  # fmt: skip
+    draws = {
+        make_agent(C4, "az:net=uniform,simulations=60,t_opening=7,tau=1e6", seed=s).select_action(state)
+        for s in range(10)
+    }
     assert draws != {0}  # ply 6 inside an opening of 7: exp(N / tau) with a huge tau is nearly uniform
     agent = make_agent(C4, "az:net=playout,simulations=40,t_opening=10,dsa=intra,dz=0.5", seed=1)
     agent.select_action(C4.new_initial_state())

@@ -189,8 +189,12 @@ def test_bad_settings_are_one_line_errors():
             NetEvaluator(net, device="cuda")
         assert "\n" not in str(e.value)
         assert NetEvaluator(net, device="auto").device == torch.device("cpu")
-    for kwargs, word in [({"device": "tpu"}, "unknown device"), ({"device": "meta"}, "unknown device"),
-                         ({"dtype": "int8"}, "unknown dtype"), ({"threads": 0}, "at least 1")]:  # fmt: skip
+    for kwargs, word in [
+        ({"device": "tpu"}, "unknown device"),
+        ({"device": "meta"}, "unknown device"),
+        ({"dtype": "int8"}, "unknown dtype"),
+        ({"threads": 0}, "at least 1"),
+    ]:
         with pytest.raises(ValueError, match=word) as e:
             NetEvaluator(net, **kwargs)
         assert "\n" not in str(e.value)
@@ -236,8 +240,16 @@ def test_batch_shapes_and_refusals():
     }
     assert batch.capacity == 5
     with pytest.raises(ValueError, match=r"Batch.legal must be a C-contiguous bool array of shape \[5, 37\]"):
-        Batch(game, batch.states, batch.planes, batch.legal.astype(np.uint8), batch.dropout, batch.keys, batch.priors,
-              batch.values)  # fmt: skip
+        Batch(
+            game,
+            batch.states,
+            batch.planes,
+            batch.legal.astype(np.uint8),
+            batch.dropout,
+            batch.keys,
+            batch.priors,
+            batch.values,
+        )
     with pytest.raises(ValueError, match="connect4 state cannot go into a batch for othello6"):
         batch.put(0, games.load("connect4").new_initial_state())
     with pytest.raises(ValueError, match="unknown UniformEvaluator value"):

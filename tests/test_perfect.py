@@ -120,8 +120,11 @@ def test_the_shipped_solved_set_matches_the_solver_and_scores_a_net():
         net.policy_fc.bias[3] = 5.0
     sample = positions[:300]
     report = score_on_solved(net, sample)
-    won, lost, drawn = (sum(p.value > 0 for p in sample), sum(p.value < 0 for p in sample),
-                        sum(p.value == 0 for p in sample))  # fmt: skip
+    won, lost, drawn = (
+        sum(p.value > 0 for p in sample),
+        sum(p.value < 0 for p in sample),
+        sum(p.value == 0 for p in sample),
+    )
     assert report["sign_accuracy"] == pytest.approx(won / (won + lost)) and report["draws_near_zero"] == 0.0
     assert (report["decided"], report["draws"]) == (won + lost, drawn)
     tops, nontrivial = [], []

@@ -33,8 +33,12 @@ def test_inter_game_state_round_trip_by_hand():
     adj.game_over([1.0, -1.0], player=0)  # its win: z -0.375
     adj.game_over([1.0, -1.0], player=1)  # its loss: z + 0.375 * 0.95
     state = adj.state_dict()
-    assert state == {"kind": "InterGame", "z": pytest.approx(-0.375 + 0.35625), "dz": pytest.approx(0.375 * 0.95**2),
-                     "games": 2}  # fmt: skip
+    assert state == {
+        "kind": "InterGame",
+        "z": pytest.approx(-0.375 + 0.35625),
+        "dz": pytest.approx(0.375 * 0.95**2),
+        "games": 2,
+    }
     fresh = InterGame()
     fresh.load_state_dict(state)
     assert (fresh.z, fresh.dz, fresh.games) == (adj.z, adj.dz, 2)
@@ -389,8 +393,22 @@ def test_the_terminal_session_through_stdin(tmp_path, monkeypatch, capsys):
     path = tmp_path / "p.sqlite"
     lines = ["3", "9", "x3", "hint", "undo", "2", "resign", "y", "quit"]
     monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(lines) + "\n"))
-    code = main(["play", "connect4", "--opponent", "mcts:dsa=inter,simulations=30", "--seed", "2", "--profile",
-                 "ada", "--profiles", str(path), "--hint", "mcts:simulations=100"])  # fmt: skip
+    code = main(
+        [
+            "play",
+            "connect4",
+            "--opponent",
+            "mcts:dsa=inter,simulations=30",
+            "--seed",
+            "2",
+            "--profile",
+            "ada",
+            "--profiles",
+            str(path),
+            "--hint",
+            "mcts:simulations=100",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0
     assert "error: bad connect4 action '9': write a column number from 0 to 6" in out
@@ -542,12 +560,15 @@ def test_a_failing_search_leaves_the_game_as_it_was(client, monkeypatch):
 
 def test_the_page_refuses_searches_it_cannot_bound_and_other_hosts(client):
     c = client()
-    for game, spec, key in [("connect4", "minimax:depth=60", "depth="), ("othello", "minimax:endgame=64", "endgame="),
-                            ("connect4", "az:net=uniform,dda=alphadda1,nh=100000000", "nh="),
-                            ("connect4", "az:net=uniform,leaves=100000", "leaves="),
-                            ("connect4", "az:net=uniform,simulations=5000", "simulations="),
-                            ("connect4", "mcts:time=3600", "time="),
-                            ("connect4", "sp:tuner=cmaes,popsize=1000000", "on-line tuners")]:  # fmt: skip
+    for game, spec, key in [
+        ("connect4", "minimax:depth=60", "depth="),
+        ("othello", "minimax:endgame=64", "endgame="),
+        ("connect4", "az:net=uniform,dda=alphadda1,nh=100000000", "nh="),
+        ("connect4", "az:net=uniform,leaves=100000", "leaves="),
+        ("connect4", "az:net=uniform,simulations=5000", "simulations="),
+        ("connect4", "mcts:time=3600", "time="),
+        ("connect4", "sp:tuner=cmaes,popsize=1000000", "on-line tuners"),
+    ]:
         r = c.post("/api/new", json={"game": game, "opponent": spec})
         assert r.status_code == 400 and key in r.json()["error"], spec
         assert "set-cookie" not in r.headers  # a refused game leaves no session behind

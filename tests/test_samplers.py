@@ -69,8 +69,9 @@ def test_a_discrete_strategy_exploits_what_it_learnt(name):
 
 def test_cmaes_searches_ranges():
     study = optuna.create_study(sampler=CMAESSampler(seed=0))
-    study.optimize(lambda t: (t.suggest_float("x", -3, 3) - 1.3) ** 2 + (t.suggest_float("y", -3, 3) + 0.4) ** 2,
-                   n_trials=120)  # fmt: skip
+    study.optimize(
+        lambda t: (t.suggest_float("x", -3, 3) - 1.3) ** 2 + (t.suggest_float("y", -3, 3) + 0.4) ** 2, n_trials=120
+    )
     assert study.best_value < 0.05 and len({t.params["x"] for t in study.trials}) > 100  # not a grid
 
 
@@ -152,7 +153,8 @@ def test_grid_and_bad_settings():
         NTBEASampler(population=3)
     with pytest.raises(ValueError, match="single-objective"):
         optuna.create_study(directions=["minimize", "minimize"], sampler=NMCSampler(seed=0)).optimize(
-            lambda t: (t.suggest_float("x", 0, 1), 0.0), n_trials=3)  # fmt: skip
+            lambda t: (t.suggest_float("x", 0, 1), 0.0), n_trials=3
+        )
 
 
 @pytest.mark.parametrize("name", SAMPLERS)

@@ -18,6 +18,7 @@ SCRIPTS = [
     ("benchmarks.evaluator", ["--quick", "--json", "{tmp}/out.json"]),
     ("benchmarks.forward", ["--games", "connect4", "--sizes", "small", "--rounds", "1", "--json", "{tmp}/out.json"]),
     ("benchmarks.tuning_overhead", ["--simulations", "30", "--rounds", "1", "--steps", "99", "--json", "{tmp}/o.json"]),
+    ("benchmarks.value_history", ["--games", "2", "--simulations", "4", "--rounds", "1", "--json", "{tmp}/o.json"]),
 ]
 
 
@@ -53,8 +54,14 @@ def test_distinct_games_are_counted_per_seat():
     from experiments.alphadda import distinct_games
     from tuner.match.arena import GameResult, MatchResult
 
-    games = [GameResult(0, 0, 1.0, [3, 3, 2]), GameResult(1, 1, -1.0, [3, 3, 2]), GameResult(2, 0, 1.0, [3, 3, 2]),
-             GameResult(3, 1, -1.0, [4, 3]), GameResult(4, 0, 1.0, [2, 3]), GameResult(5, 1, 0.0, [5, 5])]  # fmt: skip
+    games = [
+        GameResult(0, 0, 1.0, [3, 3, 2]),
+        GameResult(1, 1, -1.0, [3, 3, 2]),
+        GameResult(2, 0, 1.0, [3, 3, 2]),
+        GameResult(3, 1, -1.0, [4, 3]),
+        GameResult(4, 0, 1.0, [2, 3]),
+        GameResult(5, 1, 0.0, [5, 5]),
+    ]
     match = MatchResult("connect4", "a", "b", 0, games=games)
     assert distinct_games(match) == {"a_first": 2, "a_second": 3}
 
@@ -86,9 +93,15 @@ def test_the_tables_sum_counts_scores_within_the_band_ours_and_the_paper_s():
     0.46 + 0.00 / 2 against MCTS2 is in, its 0.98 against Random out: (1). AlphaDDA1Z has no paper column."""
     from experiments.alphadda import in_sum
 
-    rows = [{"adjuster": a, "opponent": o, "total": {"score": s}}
-            for a, o, s in (("alphadda1", "mcts2", 0.66), ("alphadda1", "random", 0.35),
-                            ("alphadda1z", "mcts2", 0.5), ("alphadda1z", "random", 0.7))]  # fmt: skip
+    rows = [
+        {"adjuster": a, "opponent": o, "total": {"score": s}}
+        for a, o, s in (
+            ("alphadda1", "mcts2", 0.66),
+            ("alphadda1", "random", 0.35),
+            ("alphadda1z", "mcts2", 0.5),
+            ("alphadda1z", "random", 0.7),
+        )
+    ]
     lines = in_sum({"rows": rows}, "connect4")
     assert "| alphadda1 | 0.66 (0.46) | 0.35 (0.98) | 1 of 2 (1) |" in lines
     assert "| alphadda1z | 0.50 | 0.70 | 1 of 2 |" in lines
@@ -98,9 +111,18 @@ def test_the_paper_findings_read_our_numbers():
     """Hand-made ratings: the N_sim gaps are later minus earlier, C_puct's range leaves out C_puct 0."""
     from experiments.alphadda import paper_findings
 
-    elo = {("simulations", 1): 900, ("simulations", 5): 1000, ("simulations", 20): 1300, ("simulations", 40): 1400,
-           ("simulations", 400): 1450, ("c_puct", 0.0): 700, ("c_puct", 1.0): 1500, ("c_puct", 4.0): 1420,
-           ("dropout", 0.0): 1500, ("dropout", 0.95): 1100}  # fmt: skip
+    elo = {
+        ("simulations", 1): 900,
+        ("simulations", 5): 1000,
+        ("simulations", 20): 1300,
+        ("simulations", 40): 1400,
+        ("simulations", 400): 1450,
+        ("c_puct", 0.0): 700,
+        ("c_puct", 1.0): 1500,
+        ("c_puct", 4.0): 1420,
+        ("dropout", 0.0): 1500,
+        ("dropout", 0.95): 1100,
+    }
     rows = [{"key": k, "value": v, "elo": e, "ci95": [e - 10, e + 10]} for (k, v), e in elo.items()]
     text = "\n".join(paper_findings({"rows": rows, "anchors": {"random": 930.6}}, "connect4"))
     assert "5 to 20: +300" in text and "40 to 400: +50" in text

@@ -136,10 +136,13 @@ def test_ntbea_full_tuple_models_an_interaction_that_per_parameter_values_miss()
     width = 0.2 * np.sqrt(np.log(4000))
     model = {x: ntbea_score(ntbea.compiled, np.array(x), width) for x in [(0, 0), (3, 3), (1, 2)]}
     assert model[(0, 0)] > model[(3, 3)] > model[(1, 2)]  # with the pair's own tuple, (0, 0) is best
-    by_hand = np.mean([value_means[0, 3] + width / np.sqrt(ntbea.arrays["value_n"][0, 3]),
-                       value_means[1, 3] + width / np.sqrt(ntbea.arrays["value_n"][1, 3]),
-                       ntbea.arrays["combo_s"][15] / ntbea.arrays["combo_n"][15]
-                       + width / np.sqrt(ntbea.arrays["combo_n"][15])])  # fmt: skip
+    by_hand = np.mean(
+        [
+            value_means[0, 3] + width / np.sqrt(ntbea.arrays["value_n"][0, 3]),
+            value_means[1, 3] + width / np.sqrt(ntbea.arrays["value_n"][1, 3]),
+            ntbea.arrays["combo_s"][15] / ntbea.arrays["combo_n"][15] + width / np.sqrt(ntbea.arrays["combo_n"][15]),
+        ]
+    )
     assert model[(3, 3)] == pytest.approx(by_hand)
     assert ntbea_score(Strategy(space, "ntbea", seed=0).compiled, np.array([1, 1]), width) == 0.0  # nothing seen
 

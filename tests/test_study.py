@@ -313,10 +313,22 @@ def test_the_stock_optuna_cli_reads_a_study(tmp_path, make_study):
     run(folder, trials=2, progress=False)
     optuna_cli = Path(sys.executable).parent / "optuna"
     out = subprocess.run(
-        [str(optuna_cli), "best-trial", "--study-name", "readable", "--storage", str(folder / "journal.log"),
-         "--storage-class", "JournalFileBackend", "-f", "json"],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        [
+            str(optuna_cli),
+            "best-trial",
+            "--study-name",
+            "readable",
+            "--storage",
+            str(folder / "journal.log"),
+            "--storage-class",
+            "JournalFileBackend",
+            "-f",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["value"] == status(folder)["best"]["value"]
 
@@ -343,6 +355,8 @@ def test_busy_time_counts_overlapping_trials_once_and_leaves_out_gaps():
 
     t0 = datetime(2026, 1, 1)
     spans = [(30, 40), (0, 10), (5, 15), (6, 9)]
-    trials = [SimpleNamespace(datetime_start=t0 + timedelta(minutes=a), datetime_complete=t0 + timedelta(minutes=b))
-              for a, b in spans]  # fmt: skip
+    trials = [
+        SimpleNamespace(datetime_start=t0 + timedelta(minutes=a), datetime_complete=t0 + timedelta(minutes=b))
+        for a, b in spans
+    ]
     assert busy_seconds(trials) == 25 * 60

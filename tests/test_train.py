@@ -82,8 +82,7 @@ def test_the_first_t_opening_plies_are_drawn_by_temperature():
 
     plain, _ = self_play(C4, FixedPriors(CENTRE), games=12, simulations=12, seed=0, eps=0.0, t_opening=0)
     assert first_moves(plain) == [3] * 12
-    opened, _ = self_play(C4, FixedPriors(CENTRE), games=12, simulations=12, seed=0, eps=0.0, t_opening=1,
-                          tau=1e6)  # fmt: skip
+    opened, _ = self_play(C4, FixedPriors(CENTRE), games=12, simulations=12, seed=0, eps=0.0, t_opening=1, tau=1e6)
     moves = first_moves(opened)
     assert len(moves) == 12 and len(set(moves)) >= 4 and moves.count(3) <= 6
 
@@ -100,8 +99,9 @@ def test_augmentation_maps_each_othello_policy_to_the_same_move_of_the_transform
     def flips(planes, action):
         board = NaiveOthello(n)
         mover = int(planes[2, 0, 0])
-        board.board = [[mover if planes[0, r, c] else (1 - mover if planes[1, r, c] else -1) for c in range(n)]
-                       for r in range(n)]  # fmt: skip
+        board.board = [
+            [mover if planes[0, r, c] else (1 - mover if planes[1, r, c] else -1) for c in range(n)] for r in range(n)
+        ]
         return len(board._flips(*divmod(int(action), n), mover))
 
     counts = {a: flips(state.encode(), a) for a in state.legal_actions()}
@@ -259,12 +259,27 @@ def test_a_resumed_run_continues_the_same_iterations_and_queue(tmp_path):
 
 
 def test_a_run_killed_with_sigkill_resumes_to_the_same_weights(tmp_path):
-    options = ["--filters", "8", "--blocks", "1", "--games", "4", "--simulations", "12", "--queue", "300",
-               "--batch", "64", "--eval-every", "0"]  # fmt: skip
+    options = [
+        "--filters",
+        "8",
+        "--blocks",
+        "1",
+        "--games",
+        "4",
+        "--simulations",
+        "12",
+        "--queue",
+        "300",
+        "--batch",
+        "64",
+        "--eval-every",
+        "0",
+    ]
     command = [sys.executable, "-m", "tuner.cli", "train", "connect4", "--out", str(tmp_path / "killed"), *options]
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen([*command, "--iterations", "50"], env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)  # fmt: skip
+    proc = subprocess.Popen(
+        [*command, "--iterations", "50"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     log = tmp_path / "killed" / "log.jsonl"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and (not log.exists() or len(log.read_text().splitlines()) < 2):
@@ -282,8 +297,24 @@ def test_a_run_killed_with_sigkill_resumes_to_the_same_weights(tmp_path):
 
 def test_a_changed_configuration_is_refused_in_one_line(tmp_path, capsys):
     out = tmp_path / "run"
-    base = ["train", "connect4", "--out", str(out), "--filters", "8", "--blocks", "1", "--games", "2",
-            "--simulations", "8", "--batch", "16", "--eval-every", "0"]  # fmt: skip
+    base = [
+        "train",
+        "connect4",
+        "--out",
+        str(out),
+        "--filters",
+        "8",
+        "--blocks",
+        "1",
+        "--games",
+        "2",
+        "--simulations",
+        "8",
+        "--batch",
+        "16",
+        "--eval-every",
+        "0",
+    ]
     assert main([*base, "--iterations", "1"]) == 0
     before = (out / "checkpoint.pt").read_bytes()
     capsys.readouterr()
@@ -298,9 +329,33 @@ def test_a_changed_configuration_is_refused_in_one_line(tmp_path, capsys):
 
 
 def test_yardsticks_and_report(tmp_path):
-    assert main(["train", "connect4", "--out", str(tmp_path / "r"), "--filters", "8", "--blocks", "1", "--games", "2",
-                 "--simulations", "8", "--batch", "16", "--iterations", "2", "--eval-every", "1",
-                 "--eval-games", "2"]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "train",
+                "connect4",
+                "--out",
+                str(tmp_path / "r"),
+                "--filters",
+                "8",
+                "--blocks",
+                "1",
+                "--games",
+                "2",
+                "--simulations",
+                "8",
+                "--batch",
+                "16",
+                "--iterations",
+                "2",
+                "--eval-every",
+                "1",
+                "--eval-games",
+                "2",
+            ]
+        )
+        == 0
+    )
     history = [json.loads(line) for line in (tmp_path / "r" / "log.jsonl").read_text().splitlines()]
     matches = history[-1]["eval"]["matches"]
     assert set(matches) == {"mcts1", "minimax1", "best"}
@@ -319,8 +374,10 @@ def test_bad_settings_are_one_line_errors(tmp_path, capsys):
     (tmp_path / "busy" / "notes.txt").write_text("mine")
     assert main(["train", "connect4", "--out", str(tmp_path / "busy"), "--filters", "8"]) == 2
     assert "holds no training run" in capsys.readouterr().err
-    for options, message in ((["--hours", "0"], "--hours must be positive"),
-                             (["--filters", "0"], "filters must be at least 1")):  # fmt: skip
+    for options, message in (
+        (["--hours", "0"], "--hours must be positive"),
+        (["--filters", "0"], "filters must be at least 1"),
+    ):
         assert main(["train", "connect4", "--out", str(tmp_path / "y"), *options]) == 2
         assert message in capsys.readouterr().err and not (tmp_path / "y").exists()
     (tmp_path / "file").write_text("")
@@ -333,13 +390,42 @@ def test_bad_settings_are_one_line_errors(tmp_path, capsys):
 
 
 def test_a_run_can_start_from_another_nets_weights(tmp_path, capsys):
-    base = ["--filters", "8", "--blocks", "1", "--games", "2", "--simulations", "8", "--batch", "16",
-            "--eval-every", "0"]  # fmt: skip
+    base = [
+        "--filters",
+        "8",
+        "--blocks",
+        "1",
+        "--games",
+        "2",
+        "--simulations",
+        "8",
+        "--batch",
+        "16",
+        "--eval-every",
+        "0",
+    ]
     assert main(["train", "connect4", "--out", str(tmp_path / "a"), "--iterations", "1", *base]) == 0
     start = nets.load(tmp_path / "a" / "net.pt")
     # the CLI takes the architecture from the net; a new seed would otherwise give other weights
-    assert main(["train", "connect4", "--out", str(tmp_path / "b"), "--iterations", "1", "--init",
-                 str(tmp_path / "a" / "net.pt"), "--lr", "0.002", "--seed", "5"]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "train",
+                "connect4",
+                "--out",
+                str(tmp_path / "b"),
+                "--iterations",
+                "1",
+                "--init",
+                str(tmp_path / "a" / "net.pt"),
+                "--lr",
+                "0.002",
+                "--seed",
+                "5",
+            ]
+        )
+        == 0
+    )
     stored = json.loads((tmp_path / "b" / "config.json").read_text())
     assert (stored["filters"], stored["blocks"], stored["lr"]) == (8, 1, 0.002)
     assert stored["init"] == str((tmp_path / "a" / "net.pt").resolve())
@@ -352,8 +438,23 @@ def test_a_run_can_start_from_another_nets_weights(tmp_path, capsys):
         assert run.iteration == 1  # resumed, not started again from the init net
     assert nets.load(tmp_path / "c" / "net.pt").meta["provenance"]["init"]["iteration"] == 1
     capsys.readouterr()
-    assert main(["train", "connect4", "--out", str(tmp_path / "d"), "--init", str(tmp_path / "a" / "net.pt"),
-                 "--filters", "16", "--iterations", "1"]) == 2  # fmt: skip
+    assert (
+        main(
+            [
+                "train",
+                "connect4",
+                "--out",
+                str(tmp_path / "d"),
+                "--init",
+                str(tmp_path / "a" / "net.pt"),
+                "--filters",
+                "16",
+                "--iterations",
+                "1",
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "--init" in err and "8 filters" in err and "16 filters" in err
     assert not (tmp_path / "d").exists()

@@ -110,10 +110,12 @@ def test_a_validate_table_is_checked(make_study, tiny_study):
         StudySpec.load(make_study(name="a", text=tiny_study + "\n[validate]\ngmes = 3\n"))
     with pytest.raises(StudyError, match="games must be at least 1"):
         StudySpec.load(make_study(name="b", text=tiny_study + "\n[validate]\ngames = 0\n"))
-    bad = {"c": ('"paper" = 0.5', "must name tables of values"),
-           "d": ('"paper" = {D = 0.5}', "paper must give exactly C; it gives D"),
-           "e": ('"paper" = {C = 3.0}', "paper: C = 3 lies outside [0.1, 2]"),
-           "f": ('"paper" = {C = "x"}', "paper: C must be a number")}  # fmt: skip
+    bad = {
+        "c": ('"paper" = 0.5', "must name tables of values"),
+        "d": ('"paper" = {D = 0.5}', "paper must give exactly C; it gives D"),
+        "e": ('"paper" = {C = 3.0}', "paper: C = 3 lies outside [0.1, 2]"),
+        "f": ('"paper" = {C = "x"}', "paper: C must be a number"),
+    }
     for name, (point, message) in bad.items():
         with pytest.raises(StudyError, match=re.escape(message)):
             StudySpec.load(make_study(name=name, text=tiny_study + VALIDATE + f"[validate.points]\n{point}\n"))
@@ -170,8 +172,9 @@ def test_the_truth_table_plays_every_point_and_resumes(make_study, tiny_study):
             truth.load(folder)
     (folder / "study.toml").write_text(toml.replace("seed = 3", "seed = 4").replace("trials = 4", "trials = 9"))
     assert truth.load(folder).rows == table.rows  # the budget and seed do not change the problem
-    (folder / truth.TRUTH).write_text("".join(json.dumps({k: v for k, v in r.items() if k != "problem"}) + "\n"
-                                              for r in table.rows))  # fmt: skip
+    (folder / truth.TRUTH).write_text(
+        "".join(json.dumps({k: v for k, v in r.items() if k != "problem"}) + "\n" for r in table.rows)
+    )
     with pytest.raises(StudyError, match="has no problem hash"):
         truth.load(folder)
 
@@ -188,8 +191,16 @@ def _truth(make_study, tiny_study, values, objective="winrate", name="t"):
     for k, v in enumerate(values):
         wins = round(100 * v)
         records = {"random": {"first": [wins, 0, 100 - wins], "second": [wins, 0, 100 - wins]}}
-        rows.append({"index": k, "values": {"C": float(k + 1)}, "games": 100, "seed": 0, "records": records,
-                     "value": OBJECTIVES[objective].value(records)})  # fmt: skip
+        rows.append(
+            {
+                "index": k,
+                "values": {"C": float(k + 1)},
+                "games": 100,
+                "seed": 0,
+                "records": records,
+                "value": OBJECTIVES[objective].value(records),
+            }
+        )
     return truth.Truth(spec, rows)
 
 
@@ -242,10 +253,13 @@ def test_the_winner_s_curse_on_a_noisy_nearly_flat_problem(make_study, tiny_stud
 
 def test_truth_lookups_find_inf_and_snap_finite_values(make_study, tiny_study):
     text = tiny_study.replace("values = [0.25, 0.5, 1.0, 2.0]", 'values = [0.25, 0.5, "inf"]').replace(
-        "low = 0.1\nhigh = 2.0\n", "")  # fmt: skip
+        "low = 0.1\nhigh = 2.0\n", ""
+    )
     spec = StudySpec.load(make_study(name="inf", text=text))
-    rows = [{"values": {"C": c}, "games": 10, "records": {}, "value": v} for c, v in ((0.25, 0.5), (0.5, 0.6),
-                                                                                      (float("inf"), 0.9))]  # fmt: skip
+    rows = [
+        {"values": {"C": c}, "games": 10, "records": {}, "value": v}
+        for c, v in ((0.25, 0.5), (0.5, 0.6), (float("inf"), 0.9))
+    ]
     table = truth.Truth(spec, rows)
     assert table.best()["values"] == {"C": float("inf")} and table.regret({"C": float("inf")}) == 0.0
     assert table.lookup({"C": 0.3})["values"] == {"C": 0.25} and table.regret({"C": 1e9}) == pytest.approx(0.3)
@@ -268,8 +282,9 @@ def test_validation_replays_the_best_observed_points_not_the_worst(make_study, t
     study = optuna.create_study(direction="maximize")
     dist = {"C": optuna.distributions.FloatDistribution(0.1, 2.0)}
     for c, v in ((0.25, 0.2), (0.5, 0.9), (1.0, 0.5), (2.0, 0.7)):
-        study.add_trial(optuna.trial.create_trial(params={"C": c}, distributions=dist, value=v,
-                                                  user_attrs={"reward": v}))  # fmt: skip
+        study.add_trial(
+            optuna.trial.create_trial(params={"C": c}, distributions=dist, value=v, user_attrs={"reward": v})
+        )
     assert validate.candidates(spec, study) == [
         ("recommended, top 1 (trial 1, observed 0.9)", {"C": 0.5}),
         ("top 2 (trial 3, observed 0.7)", {"C": 2.0}),
@@ -278,8 +293,9 @@ def test_validation_replays_the_best_observed_points_not_the_worst(make_study, t
     spec = StudySpec.load(make_study(name="min", text=text + "\n[validate]\ntop = 2\ngames = 2\n"))
     study = optuna.create_study(direction="minimize")
     for c, v in ((0.25, 0.2), (0.5, 0.9), (1.0, 0.5), (2.0, 0.7)):
-        study.add_trial(optuna.trial.create_trial(params={"C": c}, distributions=dist, value=v,
-                                                  user_attrs={"reward": 1 - v}))  # fmt: skip
+        study.add_trial(
+            optuna.trial.create_trial(params={"C": c}, distributions=dist, value=v, user_attrs={"reward": 1 - v})
+        )
     assert validate.candidates(spec, study) == [
         ("recommended, top 1 (trial 0, observed 0.2)", {"C": 0.25}),
         ("top 2 (trial 2, observed 0.5)", {"C": 1.0}),
@@ -319,10 +335,13 @@ def test_a_study_of_another_range_is_not_scored_by_the_table(make_study, tiny_st
 
 def test_the_tabular_draw_keeps_each_opponent_and_seat_apart(make_study, tiny_study):
     spec = StudySpec.load(make_study(text=tiny_study.replace('["random"]', '["random", "mcts:simulations=2"]')))
-    records = {"random": {"first": [100, 0, 0], "second": [0, 0, 100]},
-               "mcts:simulations=2": {"first": [0, 100, 0], "second": [50, 0, 50]}}  # fmt: skip
-    table = truth.Truth(spec, [{"values": {"C": c}, "games": 100, "records": records, "value": 0.5}
-                               for c in (0.25, 0.5, 1.0, 2.0)])  # fmt: skip
+    records = {
+        "random": {"first": [100, 0, 0], "second": [0, 0, 100]},
+        "mcts:simulations=2": {"first": [0, 100, 0], "second": [50, 0, 50]},
+    }
+    table = truth.Truth(
+        spec, [{"values": {"C": c}, "games": 100, "records": records, "value": 0.5} for c in (0.25, 0.5, 1.0, 2.0)]
+    )
     for seed in range(5):
         drawn = table.draw({"C": 1.0}, 10, seed)
         assert drawn["random"] == {"first": [10, 0, 0], "second": [0, 0, 10]}
@@ -337,8 +356,17 @@ def _tiny_truth(folder, by_c: dict) -> truth.Truth:
     rows = []
     for i, (c, rate) in enumerate(by_c.items()):
         records = {"random": {seat: [round(100 * rate), 0, 100 - round(100 * rate)] for seat in ("first", "second")}}
-        rows.append({"index": i, "problem": spec.problem(), "values": {"C": c}, "games": 100, "seed": i,
-                     "records": records, "value": OBJECTIVES["winrate"].value(records)})  # fmt: skip
+        rows.append(
+            {
+                "index": i,
+                "problem": spec.problem(),
+                "values": {"C": c},
+                "games": 100,
+                "seed": i,
+                "records": records,
+                "value": OBJECTIVES["winrate"].value(records),
+            }
+        )
     (folder / truth.TRUTH).write_text("".join(json.dumps(r) + "\n" for r in rows))
     return truth.load(folder)
 
@@ -374,8 +402,9 @@ def test_compare_scores_each_budget_s_recommendation_by_the_truth(make_study, ti
 def test_compare_without_a_truth_table_reports_the_replayed_recommendations(make_study, tiny_study, capsys):
     from tuner.cli import main
 
-    folders = [make_study(name=f"s{seed}", text=tiny_study.replace("seed = 3", f"seed = {seed}") + VALIDATE)
-               for seed in (1, 2)]  # fmt: skip
+    folders = [
+        make_study(name=f"s{seed}", text=tiny_study.replace("seed = 3", f"seed = {seed}") + VALIDATE) for seed in (1, 2)
+    ]
     recommended = []
     for folder in folders:
         run(folder, progress=False)
@@ -418,8 +447,10 @@ def test_the_bench_plans_lsi_for_each_budget(make_study, tiny_study, monkeypatch
     curves = regret.bench(table, [folder], seeds=2, budgets=[8, 40])
     assert planned == [4, 20] * 2 and list(curves) == ["lsi (budget=each budget)"]  # 2 games a trial
     for seed, values in zip(curves["lsi (budget=each budget)"]["seeds"], curves["lsi (budget=each budget)"]["value"]):
-        lone = [regret._tabular_study(table, replace(StudySpec.load(folder), seed=seed, settings={"budget": t}), [b])[0]
-                for t, b in ((4, 8), (20, 40))]  # fmt: skip
+        lone = [
+            regret._tabular_study(table, replace(StudySpec.load(folder), seed=seed, settings={"budget": t}), [b])[0]
+            for t, b in ((4, 8), (20, 40))
+        ]
         assert values == lone  # each budget read at the end of the run planned for it
 
 
@@ -432,8 +463,13 @@ def test_significance_pairs_seeds_and_marks_only_the_reference(make_study, tiny_
     # b is worse than a by about 0.01 on each seed, while both vary a lot across seeds: pairing sees it
     a, b = [0.0, 0.2, 0.4, 0.1, 0.3], [0.011, 0.209, 0.412, 0.108, 0.311]
     paired = regret.significance(curves(a=a, b=b), 0)["b"]
-    unpaired = regret.significance({"a": {"seeds": [0, 1, 2, 3, 4], "regret": [[x] for x in a]},
-                                   "b": {"seeds": [5, 6, 7, 8, 9], "regret": [[x] for x in b]}}, 0)["b"]  # fmt: skip
+    unpaired = regret.significance(
+        {
+            "a": {"seeds": [0, 1, 2, 3, 4], "regret": [[x] for x in a]},
+            "b": {"seeds": [5, 6, 7, 8, 9], "regret": [[x] for x in b]},
+        },
+        0,
+    )["b"]
     assert paired < 0.001 < 0.5 < unpaired
 
 
@@ -441,8 +477,10 @@ def test_the_replayed_d_interval_covers_the_true_d():
     from tuner.study.recommend import interval
 
     rng = np.random.default_rng(0)
-    probs = {"a": {"first": [0.5, 0.1, 0.4], "second": [0.3, 0.2, 0.5]}, "b": {"first": [0.6, 0.0, 0.4],
-             "second": [0.45, 0.1, 0.45]}}  # fmt: skip
+    probs = {
+        "a": {"first": [0.5, 0.1, 0.4], "second": [0.3, 0.2, 0.5]},
+        "b": {"first": [0.6, 0.0, 0.4], "second": [0.45, 0.1, 0.45]},
+    }
 
     def trial(games):
         return {o: {seat: rng.multinomial(games, p).tolist() for seat, p in s.items()} for o, s in probs.items()}
@@ -469,7 +507,14 @@ def test_a_budget_counts_finished_trials_not_failed_ones(make_study, tiny_study)
     study = optuna.create_study(direction="maximize")
     dist = {"C": optuna.distributions.FloatDistribution(0.1, 2.0)}
     for c, v, state in ((0.25, 0.5, "COMPLETE"), (1.0, None, "FAIL"), (0.5, 1.0, "COMPLETE")):
-        study.add_trial(optuna.trial.create_trial(params={"C": c}, distributions=dist, value=v, state=getattr(
-            optuna.trial.TrialState, state), user_attrs={} if v is None else {"reward": v}))  # fmt: skip
+        study.add_trial(
+            optuna.trial.create_trial(
+                params={"C": c},
+                distributions=dist,
+                value=v,
+                state=getattr(optuna.trial.TrialState, state),
+                user_attrs={} if v is None else {"reward": v},
+            )
+        )
     # 4 games are two finished trials: the failed one between them does not use up the budget
     assert regret.scores(table, spec, study.get_trials(), [2, 4]) == [0.3, 0.9]

@@ -61,8 +61,16 @@ class AllocationSampler(optuna.samplers.BaseSampler):
         grid: per parameter name, its values outright (they must lie in its distribution).
     """
 
-    def __init__(self, strategy: str, *, seed: int | None = None, steps: int = 5, max_values: int = 32,
-                 grid: dict | None = None, **settings):  # fmt: skip
+    def __init__(
+        self,
+        strategy: str,
+        *,
+        seed: int | None = None,
+        steps: int = 5,
+        max_values: int = 32,
+        grid: dict | None = None,
+        **settings,
+    ):
         if strategy not in REGISTRY:
             raise ValueError(f"unknown strategy {strategy!r}; known: {', '.join(REGISTRY)}")
         if steps < 2 or max_values < 2:
@@ -146,8 +154,9 @@ class AllocationSampler(optuna.samplers.BaseSampler):
         and told its scaled reward once finished)."""
         strategy = make_strategy(space, self.strategy, self._seed, **self.settings)
         trials = study.get_trials(deepcopy=False)
-        earlier = sorted((t for t in trials if t.number < number and set(search_space) <= set(t.params)),
-                         key=lambda t: t.number)  # fmt: skip
+        earlier = sorted(
+            (t for t in trials if t.number < number and set(search_space) <= set(t.params)), key=lambda t: t.number
+        )
         rewards = self._rewards(study, earlier)
         for t in earlier:
             strategy.ask()
@@ -181,10 +190,16 @@ class AllocationSampler(optuna.samplers.BaseSampler):
         not finite, so that a strategy moves on from such a point instead of proposing it again."""
         maximise = study.direction == optuna.study.StudyDirection.MAXIMIZE
         worst = (TrialState.PRUNED, TrialState.FAIL)
-        finite = {t.number: t.value for t in trials if t.state == TrialState.COMPLETE and t.value is not None
-                  and math.isfinite(t.value)}  # fmt: skip
-        out = {t.number: 0.0 for t in trials if t.state in worst or (t.state == TrialState.COMPLETE and
-                                                                       t.number not in finite)}  # fmt: skip
+        finite = {
+            t.number: t.value
+            for t in trials
+            if t.state == TrialState.COMPLETE and t.value is not None and math.isfinite(t.value)
+        }
+        out = {
+            t.number: 0.0
+            for t in trials
+            if t.state in worst or (t.state == TrialState.COMPLETE and t.number not in finite)
+        }
         for t in trials:  # +inf when maximising (or -inf when minimising) is the best there is
             if t.number in out and t.value is not None and t.value == (math.inf if maximise else -math.inf):
                 out[t.number] = 1.0

@@ -43,8 +43,13 @@ class Yardsticks:
         for label, a, b in pairs:
             result = play_match(self.config.game, a, b, games=self.games, seed=seed)
             t = result.total
-            record["matches"][label] = {"wins": t.wins, "draws": t.draws, "losses": t.losses, "score": t.score,
-                                        "ci95": list(t.score_interval())}  # fmt: skip
+            record["matches"][label] = {
+                "wins": t.wins,
+                "draws": t.draws,
+                "losses": t.losses,
+                "score": t.score,
+                "ci95": list(t.score_interval()),
+            }
         record["promote"] = record["matches"]["best"]["score"] > 0.5
         return record
 
@@ -70,9 +75,14 @@ def write_report(folder, history: list[dict], config, provenance: dict) -> Path:
         pts = [(r["iteration"], r["eval"]["matches"][label]) for r in evals if label in r["eval"]["matches"]]
         x = [i for i, _ in pts]
         y = [m["score"] for _, m in pts]
-        ax.errorbar(x, y, yerr=[[s - m["ci95"][0] for s, (_, m) in zip(y, pts)],
-                                [m["ci95"][1] - s for s, (_, m) in zip(y, pts)]],
-                    marker="o", capsize=3, label=f"against {label}")  # fmt: skip
+        ax.errorbar(
+            x,
+            y,
+            yerr=[[s - m["ci95"][0] for s, (_, m) in zip(y, pts)], [m["ci95"][1] - s for s, (_, m) in zip(y, pts)]],
+            marker="o",
+            capsize=3,
+            label=f"against {label}",
+        )
     ax.axhline(0.5, color="grey", lw=0.8)
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("iteration")

@@ -40,14 +40,17 @@ class AdjusterKind:
 
 
 DSA_KEYS = {
-    "dz": Key(number(1e-9), None,
-              "z step: inter 0.375 at the start, intra dZ 0.1 (the paper's defaults); both: inter's (intra keeps 0.1)"),
+    "dz": Key(
+        number(1e-9),
+        None,
+        "z step: inter 0.375 at the start, intra dZ 0.1 (the paper's defaults); both: inter's (intra keeps 0.1)",
+    ),
     "dz_decay": Key(number(0, 1), 0.95, "inter: dz is multiplied by this after every game"),
     "dz_min": Key(number(), 0.03, "inter: dz never falls below this"),
     "dsa_eps": Key(number(1e-9, 0.5), 0.1, "intra: half-width of the band around W = 0.5 with smaller steps"),
     "dsa_moves": Key(number(1, integer=True), None, "intra: own moves over which dZ cools to 0 (per game)"),
     "floor": Key(number(-math.inf, infinite=True), -2.0, "dsa: below this z, halve the budget per unit of z"),
-}  # fmt: skip
+}
 DDA_KEYS = {
     "nh": Key(number(1, integer=True), None, "AlphaDDA: N_h, the turns whose values are averaged (eq. 1)"),
     "a_sim": Key(number(), None, "AlphaDDA1: A_sim of eq. 2"),
@@ -58,10 +61,13 @@ DDA_KEYS = {
     "p_max": Key(number(0, MAX_DROPOUT), None, "AlphaDDA2: the largest dropout probability (the paper: 0.95)"),
     "c": Key(number(), None, "AlphaDDA3: the exploration constant C of eq. 6"),
     "z_a": Key(number(), None, "AlphaDDA1Z: softmax index z = z_a (z_0 - mean value) of the move choice"),
-    "z_0": Key(number(-1, 2), None, "AlphaDDA1Z: the mean value at which the move choice is uniform (z = 0), "
-               "at the match's start"),
+    "z_0": Key(
+        number(-1, 2),
+        None,
+        "AlphaDDA1Z: the mean value at which the move choice is uniform (z = 0), at the match's start",
+    ),
     "dz_0": Key(number(), None, "AlphaDDA1Z: z_0's step between games, down after a win, up after a loss (0: fixed)"),
-}  # fmt: skip
+}
 
 
 def start_z(options: dict) -> float:
@@ -101,24 +107,64 @@ _INTRA_KEYS = ("dz", "dsa_eps", "dsa_moves", "floor")
 ADJUSTERS = {
     kind.name: kind
     for kind in (
-        AdjusterKind("inter", "dsa", "Wu et al.'s inter-game adjustment of z: down after a win, up after a loss",
-                     _INTER_KEYS, _inter, learns_between_games=lambda o: True),
-        AdjusterKind("intra", "dsa", "Wu et al.'s intra-game adjustment of z by the root's win rate (eq. 18)",
-                     _INTRA_KEYS, _intra),
-        AdjusterKind("both", "dsa", "each game starts at inter's level, intra moves it (ours)",
-                     tuple(dict.fromkeys(_INTER_KEYS + _INTRA_KEYS)), _both, learns_between_games=lambda o: True),
-        AdjusterKind("alphadda1", "dda", "AlphaDDA1: simulations follow the net's value (eqs. 1-3, Table 1)",
-                     ("nh", "a_sim", "b_sim0", "n_max"), _alphadda(AlphaDDA1, "alphadda1"), TABLES["alphadda1"]),
-        AdjusterKind("alphadda2", "dda", "AlphaDDA2: the net's dropout follows its value (eqs. 4-5, Table 2)",
-                     ("nh", "a_drop", "p_drop0", "p_max"), _alphadda(AlphaDDA2, "alphadda2"), TABLES["alphadda2"]),
-        AdjusterKind("alphadda3", "dda", "AlphaDDA3: the search aims at the net's value (eqs. 6-7, Table 3)",
-                     ("nh", "c"), _alphadda(AlphaDDA3, "alphadda3"), TABLES["alphadda3"]),
-        AdjusterKind("alphadda1z", "dda", "ours: AlphaDDA1 with a value-driven move choice that can play worse "
-                     "than Random", ("nh", "a_sim", "b_sim0", "n_max", "z_a", "z_0", "dz_0"),
-                     _alphadda(AlphaDDA1Z, "alphadda1z"), TABLES["alphadda1z"],
-                     learns_between_games=lambda o: o["dz_0"] != 0),
+        AdjusterKind(
+            "inter",
+            "dsa",
+            "Wu et al.'s inter-game adjustment of z: down after a win, up after a loss",
+            _INTER_KEYS,
+            _inter,
+            learns_between_games=lambda o: True,
+        ),
+        AdjusterKind(
+            "intra",
+            "dsa",
+            "Wu et al.'s intra-game adjustment of z by the root's win rate (eq. 18)",
+            _INTRA_KEYS,
+            _intra,
+        ),
+        AdjusterKind(
+            "both",
+            "dsa",
+            "each game starts at inter's level, intra moves it (ours)",
+            tuple(dict.fromkeys(_INTER_KEYS + _INTRA_KEYS)),
+            _both,
+            learns_between_games=lambda o: True,
+        ),
+        AdjusterKind(
+            "alphadda1",
+            "dda",
+            "AlphaDDA1: simulations follow the net's value (eqs. 1-3, Table 1)",
+            ("nh", "a_sim", "b_sim0", "n_max"),
+            _alphadda(AlphaDDA1, "alphadda1"),
+            TABLES["alphadda1"],
+        ),
+        AdjusterKind(
+            "alphadda2",
+            "dda",
+            "AlphaDDA2: the net's dropout follows its value (eqs. 4-5, Table 2)",
+            ("nh", "a_drop", "p_drop0", "p_max"),
+            _alphadda(AlphaDDA2, "alphadda2"),
+            TABLES["alphadda2"],
+        ),
+        AdjusterKind(
+            "alphadda3",
+            "dda",
+            "AlphaDDA3: the search aims at the net's value (eqs. 6-7, Table 3)",
+            ("nh", "c"),
+            _alphadda(AlphaDDA3, "alphadda3"),
+            TABLES["alphadda3"],
+        ),
+        AdjusterKind(
+            "alphadda1z",
+            "dda",
+            "ours: AlphaDDA1 with a value-driven move choice that can play worse than Random",
+            ("nh", "a_sim", "b_sim0", "n_max", "z_a", "z_0", "dz_0"),
+            _alphadda(AlphaDDA1Z, "alphadda1z"),
+            TABLES["alphadda1z"],
+            learns_between_games=lambda o: o["dz_0"] != 0,
+        ),
     )
-}  # fmt: skip
+}
 
 
 def named(selector: str) -> tuple[str, ...]:

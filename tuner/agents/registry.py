@@ -37,10 +37,13 @@ _BUDGET = {
 _CHOICE = {
     "z": Key(number(-math.inf, infinite=True), None, "softmax strength index (inf: most visited; 0 with dsa)"),
     "rth": Key(number(0, 1), 0.1, "candidates need at least rth times the top visit count"),
-    "dsa": Key(choice("none", *adjusters.named("dsa")), "none",
-               "dynamic strength adjustment of z (Wu et al.); both: each game starts at inter's level, intra moves it"),
+    "dsa": Key(
+        choice("none", *adjusters.named("dsa")),
+        "none",
+        "dynamic strength adjustment of z (Wu et al.); both: each game starts at inter's level, intra moves it",
+    ),
     **DSA_KEYS,
-}  # fmt: skip
+}
 _MCTS_KEYS = {
     **_BUDGET,
     **_CHOICE,
@@ -86,11 +89,14 @@ _AZ_KEYS = {
     "t_opening": Key(number(0, integer=True), 0, "plies played by eq. (9), exp(N / tau) (self-play: 4, 4, 6)"),
     "tau": Key(number(1e-6), 50.0, "eq. (9)'s temperature for the opening plies (Table A1: 50, 20, 40)"),
     "device": Key(choice("auto", "cpu", "cuda"), "auto", "where the network runs (auto: CUDA when there is one)"),
-    "dda": Key(choice("none", *adjusters.named("dda")), "none",
-               "AlphaDDA's value-driven strength adjustment (eqs. 1-7), its keys defaulting to Tables 1-3; "
-               "alphadda1z: ours, AlphaDDA1 with a value-driven move choice that can play worse than Random"),
+    "dda": Key(
+        choice("none", *adjusters.named("dda")),
+        "none",
+        "AlphaDDA's value-driven strength adjustment (eqs. 1-7), its keys defaulting to Tables 1-3; "
+        "alphadda1z: ours, AlphaDDA1 with a value-driven move choice that can play worse than Random",
+    ),
     **DDA_KEYS,
-}  # fmt: skip
+}
 _MINIMAX_KEYS = {
     "depth": Key(number(1, integer=True), 3, "search depth in plies"),
     "eval": Key(choice("minimax1", "minimax2"), "minimax1", "AlphaDDA's evaluation: minimax1 or minimax2"),
@@ -113,8 +119,7 @@ def _choice(game, o, evaluator=None) -> dict:
 def _make_mcts(game, seed, o):
     params = [o["c"], 1.0, 0.0, math.inf, 0.0, 0.0]
     settings = [o["n_open"], ALPHADDA, 0, 0]
-    return MCTSAgent(game, seed, params, settings, simulations=o["simulations"], seconds=o["time"],
-                     **_choice(game, o))  # fmt: skip
+    return MCTSAgent(game, seed, params, settings, simulations=o["simulations"], seconds=o["time"], **_choice(game, o))
 
 
 _COLUMNS = {"C": C, "eps": EPSILON, "K": K, "Ref": REF, "VO": VO, "T": T}
@@ -163,8 +168,18 @@ def _make_sironi(game, seed, o, grave):
     params = [o["c"], o["eps"], o["k"] if grave else 0.0, o["ref"] if grave else math.inf, o["vo"], o["t"]]
     settings = [1, UCB1, 1, 1 if grave else 0]
     tuners, tuned = _tuners(game, seed, o, grave)
-    return MCTSAgent(game, seed, params, settings, simulations=o["simulations"], seconds=o["time"],
-                     mast_decay=o["decay"], **_choice(game, o), tuners=tuners, tuned=tuned)  # fmt: skip
+    return MCTSAgent(
+        game,
+        seed,
+        params,
+        settings,
+        simulations=o["simulations"],
+        seconds=o["time"],
+        mast_decay=o["decay"],
+        **_choice(game, o),
+        tuners=tuners,
+        tuned=tuned,
+    )
 
 
 def _check_sironi(game, o, grave):
@@ -182,15 +197,36 @@ def _make_az_group(game, seeds, options):
     o = options[0]
     evaluator = make_evaluator(o["net"], game, device=o["device"])
     rule = ALPHADDA3_RULE if _aims(o) else PUCT_RULE
-    puct = PUCT(game, evaluator, games=len(seeds), c_puct=o["c_puct"], rule=rule, leaves=o["leaves"],
-                root_eps=o["eps"], noise_weight=o["noise"], noise_alpha=o["alpha"], reuse=o["reuse"] == "yes",
-                seed=seeds[0])  # fmt: skip
+    puct = PUCT(
+        game,
+        evaluator,
+        games=len(seeds),
+        c_puct=o["c_puct"],
+        rule=rule,
+        leaves=o["leaves"],
+        root_eps=o["eps"],
+        noise_weight=o["noise"],
+        noise_alpha=o["alpha"],
+        reuse=o["reuse"] == "yes",
+        seed=seeds[0],
+    )
 
     def agent(row, seed, o):
         choice = _choice(game, o, evaluator)  # each game its own adjuster
         c = adjusters.dda_settings(adjusters.ADJUSTERS["alphadda3"], game, o)["c"] if _aims(o) else None
-        return AZAgent(game, seed, puct, row, simulations=o["simulations"], seconds=o["time"], t_opening=o["t_opening"],
-                       tau=o["tau"], c=c, dropout=o["dropout"], **choice)  # fmt: skip
+        return AZAgent(
+            game,
+            seed,
+            puct,
+            row,
+            simulations=o["simulations"],
+            seconds=o["time"],
+            t_opening=o["t_opening"],
+            tau=o["tau"],
+            c=c,
+            dropout=o["dropout"],
+            **choice,
+        )
 
     return AZGroup([agent(row, seed, o) for row, (seed, o) in enumerate(zip(seeds, options))])
 
@@ -266,19 +302,37 @@ AGENTS = {
         )
         for i, n in ((1, 300), (2, 100), (3, 200), (4, 50))
     },
-    "sp": AgentKind(_SP_KEYS, lambda g, s, o: _make_sironi(g, s, o, False), "UCT + MAST (Sironi et al., SP)",
-                    lambda g, o: _check_sironi(g, o, False)),
-    "ap": AgentKind(_AP_KEYS, lambda g, s, o: _make_sironi(g, s, o, True), "GRAVE + MAST (Sironi et al., AP)",
-                    lambda g, o: _check_sironi(g, o, True)),
-    "az": AgentKind(_AZ_KEYS, lambda game, seed, o: _make_az_group(game, [seed], [o])[0],
-                    "AlphaZero: PUCT search over a policy-value net (AlphaDDA App. 1)", _check_az, _make_az_group,
-                    _forest),
-    "perfect": AgentKind({"depth": Key(number(1, integer=True), None, "search depth in plies (none: exact)")},
-                         _make_perfect, "Connect4's perfect player, the bitbully solver (extra [solver])",
-                         _check_perfect),
-    "minimax": AgentKind(_MINIMAX_KEYS, _make_minimax, "alpha-beta minimax with AlphaDDA's evaluations (App. 4)",
-                         _check_minimax),
+    "sp": AgentKind(
+        _SP_KEYS,
+        lambda g, s, o: _make_sironi(g, s, o, False),
+        "UCT + MAST (Sironi et al., SP)",
+        lambda g, o: _check_sironi(g, o, False),
+    ),
+    "ap": AgentKind(
+        _AP_KEYS,
+        lambda g, s, o: _make_sironi(g, s, o, True),
+        "GRAVE + MAST (Sironi et al., AP)",
+        lambda g, o: _check_sironi(g, o, True),
+    ),
+    "az": AgentKind(
+        _AZ_KEYS,
+        lambda game, seed, o: _make_az_group(game, [seed], [o])[0],
+        "AlphaZero: PUCT search over a policy-value net (AlphaDDA App. 1)",
+        _check_az,
+        _make_az_group,
+        _forest,
+    ),
+    "perfect": AgentKind(
+        {"depth": Key(number(1, integer=True), None, "search depth in plies (none: exact)")},
+        _make_perfect,
+        "Connect4's perfect player, the bitbully solver (extra [solver])",
+        _check_perfect,
+    ),
+    "minimax": AgentKind(
+        _MINIMAX_KEYS, _make_minimax, "alpha-beta minimax with AlphaDDA's evaluations (App. 4)", _check_minimax
+    ),
     "minimax1": AgentKind(_MINIMAX_KEYS, _make_minimax, "AlphaDDA's Minimax1", _check_minimax),
-    "minimax2": AgentKind(_with_defaults(_MINIMAX_KEYS, eval="minimax2"), _make_minimax, "AlphaDDA's Minimax2",
-                          _check_minimax),
-}  # fmt: skip
+    "minimax2": AgentKind(
+        _with_defaults(_MINIMAX_KEYS, eval="minimax2"), _make_minimax, "AlphaDDA's Minimax2", _check_minimax
+    ),
+}

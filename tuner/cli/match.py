@@ -49,11 +49,22 @@ def _arena(args) -> int:
 
     check_specs(games.load(args.game), [args.spec_a, args.spec_b])
     if args.workers > 1 and any(adapts_between_games(spec) for spec in (args.spec_a, args.spec_b)):
-        print("note: with several workers each one has its own inter-game adjuster, which sees only that "
-              "worker's games; use --workers 1 to adjust over the whole match", file=sys.stderr)  # fmt: skip
+        print(
+            "note: with several workers each one has its own inter-game adjuster, which sees only that "
+            "worker's games; use --workers 1 to adjust over the whole match",
+            file=sys.stderr,
+        )
     with progress(args.games, f"{args.spec_a} vs {args.spec_b}") as bar:
-        result = play_match(args.game, args.spec_a, args.spec_b, games=args.games, seed=args.seed,
-                            workers=args.workers, backend=args.backend, progress=bar)  # fmt: skip
+        result = play_match(
+            args.game,
+            args.spec_a,
+            args.spec_b,
+            games=args.games,
+            seed=args.seed,
+            workers=args.workers,
+            backend=args.backend,
+            progress=bar,
+        )
     if args.record:
         with open(args.record, "w") as f:
             json.dump(result.to_dict(with_games=True), f, indent=1)
@@ -94,8 +105,9 @@ def _tournament(args) -> int:
     rounds = args.rounds or max(1, args.games // 2)
     total = args.games * len(specs) * (len(specs) - 1) // 2
     with progress(total, f"tournament on {args.game}") as bar:
-        matches = round_robin(args.game, specs, games=args.games, seed=args.seed, workers=args.workers,
-                              backend=args.backend, progress=bar)  # fmt: skip
+        matches = round_robin(
+            args.game, specs, games=args.games, seed=args.seed, workers=args.workers, backend=args.backend, progress=bar
+        )
     ratings = tournament_ratings(specs, matches, rounds=rounds, anchors=anchors)
     if args.json:
         print(json.dumps({"game": args.game, "games_per_pair": args.games, "seed": args.seed, **ratings}))

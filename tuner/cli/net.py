@@ -67,8 +67,10 @@ def _solved(args) -> int:
     print(f"{args.net} on {r['positions']} solved Connect4 positions (plies 8-30):")
     print(f"  value sign right on won/lost positions   {r['sign_accuracy']:.3f}  ({r['decided']} positions)")
     print(f"  |value| < 0.5 on drawn positions          {r['draws_near_zero']:.3f}  ({r['draws']} positions)")
-    print(f"  top policy move keeps the value           {r['top_move_keeps_value']:.3f}  ({r['nontrivial']} positions "
-          "where some move would not)")  # fmt: skip
+    print(
+        f"  top policy move keeps the value           {r['top_move_keeps_value']:.3f}  ({r['nontrivial']} positions "
+        "where some move would not)"
+    )
     print(f"  top policy move is a best-scored move     {r['top_move_is_best']:.3f}")
     return 0
 

@@ -14,8 +14,9 @@ def _opponent(args):
     from tuner.play import Opponent, ProfileError
 
     try:
-        return Opponent(args.game, args.opponent, profile=args.profile, profiles=args.profiles, seed=args.seed,
-                        hint=args.hint)  # fmt: skip
+        return Opponent(
+            args.game, args.opponent, profile=args.profile, profiles=args.profiles, seed=args.seed, hint=args.hint
+        )
     except (ValueError, ProfileError) as error:
         raise CommandError(str(error)) from None
 
@@ -39,8 +40,11 @@ def _serve(args) -> int:
     from tuner.play.web import LOOPBACK, make_app
 
     loopback = args.host in LOOPBACK or args.host.startswith("127.")
-    where = "loopback only: other machines cannot reach it" if loopback else (
-        f"on {args.host}: anyone who can reach this machine can play it")  # fmt: skip
+    where = (
+        "loopback only: other machines cannot reach it"
+        if loopback
+        else (f"on {args.host}: anyone who can reach this machine can play it")
+    )
     name = f"[{args.host}]" if ":" in args.host else args.host
     print(f"sparring: the play page is at http://{name}:{args.port}/ ({where}); Ctrl-C stops it", flush=True)
     hosts = (*LOOPBACK, args.host) if loopback else None  # another address: any name may reach it
@@ -64,17 +68,27 @@ def _profiles(args) -> int:
         raise CommandError(str(error)) from None
     print(f"{store.path}: {len(rows)} profile{'s' * (len(rows) != 1)}")
     for p in rows:
-        print(f"  {p.name:<16}{p.game:<14}{p.spec:<28}{p.games:>4} games: won {p.wins}, drew {p.draws}, lost {p.losses}"
-              f"  ({p.updated})")  # fmt: skip
+        print(
+            f"  {p.name:<16}{p.game:<14}{p.spec:<28}{p.games:>4} games: won {p.wins}, drew {p.draws}, lost {p.losses}"
+            f"  ({p.updated})"
+        )
     return 0
 
 
 def _add_common(p, *, seed_help: str) -> None:
-    p.add_argument("--profiles", metavar="PATH", help="the profile database (default: profiles.sqlite in the user's "
-                   "data directory, e.g. ~/.local/share/sparring)")  # fmt: skip
+    p.add_argument(
+        "--profiles",
+        metavar="PATH",
+        help="the profile database (default: profiles.sqlite in the user's "
+        "data directory, e.g. ~/.local/share/sparring)",
+    )
     p.add_argument("--seed", type=int, help=seed_help)
-    p.add_argument("--hint", default="mcts:simulations=2000", metavar="SPEC", help="the agent that answers `hint` "
-                   "(mcts:simulations=2000)")  # fmt: skip
+    p.add_argument(
+        "--hint",
+        default="mcts:simulations=2000",
+        metavar="SPEC",
+        help="the agent that answers `hint` (mcts:simulations=2000)",
+    )
 
 
 def add_commands(sub) -> None:
@@ -93,11 +107,21 @@ def add_commands(sub) -> None:
         "  sparring play connect4 --opponent 'az:dda=alphadda1'   AlphaDDA1 over the shipped net",
         formatter_class=RAW,
     )
-    play.add_argument("game", nargs="?", default="connect4", choices=games.names(), metavar="GAME",
-                      help=f"one of {', '.join(games.names())} (connect4)")  # fmt: skip
-    play.add_argument("--opponent", default=DEFAULT_SPEC, metavar="SPEC",
-                      help=f"the opponent's agent spec (default {DEFAULT_SPEC}: MCTS with Wu et al.'s inter- and "
-                      "intra-game adjustment; `sparring arena --help` lists every agent)")  # fmt: skip
+    play.add_argument(
+        "game",
+        nargs="?",
+        default="connect4",
+        choices=games.names(),
+        metavar="GAME",
+        help=f"one of {', '.join(games.names())} (connect4)",
+    )
+    play.add_argument(
+        "--opponent",
+        default=DEFAULT_SPEC,
+        metavar="SPEC",
+        help=f"the opponent's agent spec (default {DEFAULT_SPEC}: MCTS with Wu et al.'s inter- and "
+        "intra-game adjustment; `sparring arena --help` lists every agent)",
+    )
     seat = play.add_mutually_exclusive_group()
     seat.add_argument("--first", dest="first", action="store_const", const=True, help="you move first in every game")
     seat.add_argument("--second", dest="first", action="store_const", const=False, help="you move second")
@@ -119,10 +143,13 @@ def add_commands(sub) -> None:
     _add_common(serve, seed_help="games' seeds derive from it (default: random)")
     serve.set_defaults(run=_serve)
 
-    profiles = sub.add_parser("profiles", help="list or delete player profiles",
-                              description="List the player profiles, or delete a person's.",
-                              epilog="examples:\n  sparring profiles\n  sparring profiles delete ada --game connect4",
-                              formatter_class=RAW)  # fmt: skip
+    profiles = sub.add_parser(
+        "profiles",
+        help="list or delete player profiles",
+        description="List the player profiles, or delete a person's.",
+        epilog="examples:\n  sparring profiles\n  sparring profiles delete ada --game connect4",
+        formatter_class=RAW,
+    )
     where = "the profile database (default: in the user's data directory)"
     profiles.add_argument("--profiles", metavar="PATH", help=where)
     psub = profiles.add_subparsers(dest="profiles_command", metavar="COMMAND")

@@ -28,8 +28,7 @@ def _run(args) -> int:
     from tuner.study.report import write_report
     from tuner.study.runner import run
 
-    summary = run(args.folder, workers=args.workers, storage=args.storage, trials=args.trials,
-                  progress=not args.json)  # fmt: skip
+    summary = run(args.folder, workers=args.workers, storage=args.storage, trials=args.trials, progress=not args.json)
     summary["report"] = str(write_report(args.folder, args.storage))
     if args.json:
         print(json.dumps(summary))
@@ -85,8 +84,10 @@ def _truth_table(folder):
     table = truth.load(folder)
     missing = len(truth.points(table.spec)) - len(table.rows)
     if missing:
-        raise StudyError(f"{folder} has no complete truth table ({missing} points missing): run "
-                         f"`sparring study truth {folder} --games M` first")  # fmt: skip
+        raise StudyError(
+            f"{folder} has no complete truth table ({missing} points missing): run "
+            f"`sparring study truth {folder} --games M` first"
+        )
     return table
 
 
@@ -114,13 +115,19 @@ def _print_regret(rows: list[dict], budgets: list[int]) -> None:
     for r in rows:
         by.setdefault(r["strategy"], []).append(r)
     width = max(len(n) for n in by) + 2
-    print(f"{'simple regret of the recommendation':<{width}}" + "".join(f"{f'at {b} games':>26}" for b in budgets)
-          + f"{f'true value at {budgets[-1]}':>26}")  # fmt: skip
+    print(
+        f"{'simple regret of the recommendation':<{width}}"
+        + "".join(f"{f'at {b} games':>26}" for b in budgets)
+        + f"{f'true value at {budgets[-1]}':>26}"
+    )
     for name in sorted(by, key=lambda n: by[n][-1]["regret"]):
         mine = by[name]
         cells = [(r["regret"], *r["regret_ci95"]) for r in mine] + [(mine[-1]["value"], *mine[-1]["value_ci95"])]
-        print(f"{name:<{width}}" + "".join(f"{m:>8.3f} [{lo:6.3f}, {hi:6.3f}]" for m, lo, hi in cells)
-              + f"  ({mine[0]['seeds']} seeds)")  # fmt: skip
+        print(
+            f"{name:<{width}}"
+            + "".join(f"{m:>8.3f} [{lo:6.3f}, {hi:6.3f}]" for m, lo, hi in cells)
+            + f"  ({mine[0]['seeds']} seeds)"
+        )
 
 
 def _budgets(text: str) -> list[int]:
@@ -144,27 +151,35 @@ def _truth(args) -> int:
         table = truth.run(args.folder, args.games, workers=args.workers, progress=bar)
     best = table.best()
     params = ", ".join(f"{k} = {v:g}" for k, v in best["values"].items())
-    print(f"{Path(args.folder) / truth.TRUTH}: {len(table.rows)} points, {args.games} games per opponent and seat; "
-          f"best {spec.objective} = {best['value']:.4g} at {params}")  # fmt: skip
+    print(
+        f"{Path(args.folder) / truth.TRUTH}: {len(table.rows)} points, {args.games} games per opponent and seat; "
+        f"best {spec.objective} = {best['value']:.4g} at {params}"
+    )
     return 0
 
 
 def _print_status(s: dict) -> None:
     t = s["trials"]
-    print(f"{s['study']}: {s['strategy']}, {s['objective']} ({s['direction']}); "
-          f"{t['complete']} of {s['target']} trials finished, {t['running']} running, {t['waiting']} queued, "
-          f"{t['failed']} failed; {s['games']} games")  # fmt: skip
+    print(
+        f"{s['study']}: {s['strategy']}, {s['objective']} ({s['direction']}); "
+        f"{t['complete']} of {s['target']} trials finished, {t['running']} running, {t['waiting']} queued, "
+        f"{t['failed']} failed; {s['games']} games"
+    )
     if "best" in s:
         b = s["best"]
         way = "upward" if s["direction"] == "maximize" else "downward"
-        print(f"best observed: trial {b['trial']}, {s['objective']} = {b['value']:.4g} at {_point(b['params'])} "
-              f"(the best of noisy trials: biased {way})")  # fmt: skip
+        print(
+            f"best observed: trial {b['trial']}, {s['objective']} = {b['value']:.4g} at {_point(b['params'])} "
+            f"(the best of noisy trials: biased {way})"
+        )
         print(f"recommended: {_point(s['recommended'])}")
     from tuner.study.validate import interval_text
 
     for r in s.get("validated", []):
-        print(f"  replayed ({r['role']}): {_point(r['values'])}: {s['objective']} = {r['value']:.4g} "
-              f"{interval_text(r['interval'])} over {r['games']} games per opponent and seat")  # fmt: skip
+        print(
+            f"  replayed ({r['role']}): {_point(r['values'])}: {s['objective']} = {r['value']:.4g} "
+            f"{interval_text(r['interval'])} over {r['games']} games per opponent and seat"
+        )
 
 
 def _point(values: dict) -> str:
@@ -173,8 +188,9 @@ def _point(values: dict) -> str:
 
 def _subcommand(commands, name, summary, description, example, run):
     """One `study` subcommand with its --help text and an example."""
-    parser = commands.add_parser(name, help=summary, description=description, epilog=f"example:\n  {example}",
-                                 formatter_class=RAW)  # fmt: skip
+    parser = commands.add_parser(
+        name, help=summary, description=description, epilog=f"example:\n  {example}", formatter_class=RAW
+    )
     parser.add_argument("folder", metavar="FOLDER", nargs="+" if name in ("compare", "bench") else None)
     parser.set_defaults(run=run)
     return parser
@@ -195,15 +211,20 @@ def add_commands(sub) -> None:
     commands = study.add_subparsers(dest="study_command", metavar="SUBCOMMAND", required=True)
 
     new = _subcommand(
-        commands, "new", "write a commented study.toml from a template",
+        commands,
+        "new",
+        "write a commented study.toml from a template",
         "Create FOLDER with a study.toml to edit. Templates:\n"
         + "\n".join(f"  {name:<12}{t.doc}" for name, t in TEMPLATES.items()),
-        "sparring study new studies/my-dsa --template dsa-grid", _new,
-    )  # fmt: skip
+        "sparring study new studies/my-dsa --template dsa-grid",
+        _new,
+    )
     new.add_argument("--template", choices=list(TEMPLATES), default="sp-offline", help="(default: sp-offline)")
 
     run = _subcommand(
-        commands, "run", "run or resume a study until it has its trials",
+        commands,
+        "run",
+        "run or resume a study until it has its trials",
         "Run the study in FOLDER until it has its number of finished trials, then write its\n"
         "report (as `study report`). A resumed run runs only what is missing, and re-runs trials\n"
         "that a dead worker left unfinished. Several `study run` processes (or --workers) share\n"
@@ -212,61 +233,85 @@ def add_commands(sub) -> None:
         + "\n(skopt-gp needs `pip install scikit-optimize`; only its GP Optimizer is used, since\n"
         "the package is archived upstream.)\nObjectives:\n"
         + "\n".join(f"  {k:<9}{v.doc}" for k, v in OBJECTIVES.items()),
-        "sparring study run studies/sp-offline-connect4 --workers 2 --trials 40", _run,
-    )  # fmt: skip
+        "sparring study run studies/sp-offline-connect4 --workers 2 --trials 40",
+        _run,
+    )
     run.add_argument("--workers", type=int, help="trials run at once, as processes (study.toml's workers)")
     run.add_argument("--trials", type=int, help="finished trials to reach (study.toml's trials)")
     run.add_argument("--storage", metavar="URL", help=STORAGE_HELP)
     run.add_argument("--json", action="store_true", help="no progress bar; print the final status as JSON")
 
     status = _subcommand(
-        commands, "status", "trials finished, running and failed; the best setting",
+        commands,
+        "status",
+        "trials finished, running and failed; the best setting",
         "What the study in FOLDER has done: trials finished, running, queued and failed,\n"
         "games played, and the best trial with its parameters.",
-        "sparring study status studies/sp-offline-connect4 --json", _status,
-    )  # fmt: skip
+        "sparring study status studies/sp-offline-connect4 --json",
+        _status,
+    )
     status.add_argument("--storage", metavar="URL", help=STORAGE_HELP)
     status.add_argument("--json", action="store_true", help="print one JSON object")
 
     report = _subcommand(
-        commands, "report", "a Markdown report with plots of one study",
+        commands,
+        "report",
+        "a Markdown report with plots of one study",
         "Write FOLDER/report/report.md with PNG plots: the objective per trial and the best so\n"
         "far, one slice per parameter, and the best setting's wins, draws and losses per opponent\n"
         "and seat with 95% intervals.",
-        "sparring study report studies/dsa-grid-connect4", _report,
-    )  # fmt: skip
+        "sparring study report studies/dsa-grid-connect4",
+        _report,
+    )
     report.add_argument("--storage", metavar="URL", help=STORAGE_HELP)
 
     truth = _subcommand(
-        commands, "truth", "play every point of the space with many games: the ground truth",
+        commands,
+        "truth",
+        "play every point of the space with many games: the ground truth",
         "Play every point of FOLDER's discrete space (the product of the parameters' values)\n"
         "with --games games per opponent and seat, against the study's opponents, and store each\n"
         "point's wins, draws and losses and objective in FOLDER/truth.jsonl. A killed run resumes\n"
         "at the first missing point. `study compare --truth FOLDER` scores recommendations by it,\n"
         "and `study bench` draws a tabular benchmark's games from it.",
-        "sparring study truth studies/strategies-compare-connect4/truth --games 500 --workers 2", _truth,
-    )  # fmt: skip
+        "sparring study truth studies/strategies-compare-connect4/truth --games 500 --workers 2",
+        _truth,
+    )
     truth.add_argument("--games", type=int, required=True, help="games per opponent and seat at each point")
     truth.add_argument("--workers", type=int, default=1, help="games played at once, as threads (1)")
 
     compare = _subcommand(
-        commands, "compare", "compare strategies (several seeds each) on one objective",
+        commands,
+        "compare",
+        "compare strategies (several seeds each) on one objective",
         "Compare studies that share one objective, grouped by strategy and its settings (one folder\n"
         "per seed): each seed's recommendation replayed (where the studies have [validate]) with a 95%\n"
         "interval over seeds, and the best so far against games played, in compare.md and compare.png.\n"
         "With --truth, also the true value and simple regret of the recommendation after each budget\n"
         "(regret.md, .png, .json), with t-test p-values against the best (paired by seed).",
-        "sparring study compare studies/strategies-compare-connect4/*-s*/", _compare,
-    )  # fmt: skip
+        "sparring study compare studies/strategies-compare-connect4/*-s*/",
+        _compare,
+    )
     compare.add_argument("--out", metavar="DIR", help="where to write (default: report/ beside the first folder)")
     compare.add_argument("--storage", metavar="URL", help=STORAGE_HELP)
-    compare.add_argument("--truth", metavar="FOLDER", help="a folder with the problem's truth table (`study truth`): "
-                         "also write regret.md, the true regret of each strategy's recommendation")  # fmt: skip
-    compare.add_argument("--budgets", type=_budgets, default=[100, 300, 1000], metavar="G,G,...",
-                         help="games spent at which regret is read (100,300,1000)")  # fmt: skip
+    compare.add_argument(
+        "--truth",
+        metavar="FOLDER",
+        help="a folder with the problem's truth table (`study truth`): "
+        "also write regret.md, the true regret of each strategy's recommendation",
+    )
+    compare.add_argument(
+        "--budgets",
+        type=_budgets,
+        default=[100, 300, 1000],
+        metavar="G,G,...",
+        help="games spent at which regret is read (100,300,1000)",
+    )
 
     bench = _subcommand(
-        commands, "bench", "compare strategies on a tabular benchmark: games drawn from a truth table",
+        commands,
+        "bench",
+        "compare strategies on a tabular benchmark: games drawn from a truth table",
         "Run the strategies of the given study folders (each with its settings) over many seeds on a\n"
         "tabular benchmark: a trial's games are drawn from the truth table's win, draw and loss\n"
         "frequencies instead of played, through the same samplers and recommendation as a real\n"
@@ -274,11 +319,17 @@ def add_commands(sub) -> None:
         "recommendation against games spent, with 95% intervals over seeds. LSI, which plans its\n"
         "budget up front, runs once per budget, planned for it.",
         "sparring study bench studies/strategies-compare-connect4/*-s0/ --truth "
-        "studies/strategies-compare-connect4/truth --seeds 100", _bench,
-    )  # fmt: skip
+        "studies/strategies-compare-connect4/truth --seeds 100",
+        _bench,
+    )
     bench.add_argument("--truth", metavar="FOLDER", required=True, help="the folder with the truth table")
     bench.add_argument("--seeds", type=int, default=100, help="seeds per strategy: 0, 1, ... (100)")
-    bench.add_argument("--budgets", type=_budgets, default=[100, 300, 1000], metavar="G,G,...",
-                       help="games spent at which regret is read (100,300,1000)")  # fmt: skip
+    bench.add_argument(
+        "--budgets",
+        type=_budgets,
+        default=[100, 300, 1000],
+        metavar="G,G,...",
+        help="games spent at which regret is read (100,300,1000)",
+    )
     bench.add_argument("--workers", type=int, default=1, help="runs at once, as processes (1)")
     bench.add_argument("--out", metavar="DIR", help="where to write (default: report/ beside the first folder)")

@@ -112,25 +112,42 @@ def _loop(run, args, config, target, yardsticks, provenance) -> int:
     if run.iteration >= target:
         print(f"{args.out}: already at iteration {run.iteration} of {target}; raise --iterations to go on")
         return 0
-    print(f"{args.out}: {config.game}, {run.model.describe()}; iteration {run.iteration} -> {target} on "
-          f"{run.device}, seed {config.seed}", file=sys.stderr)  # fmt: skip
+    print(
+        f"{args.out}: {config.game}, {run.model.describe()}; iteration {run.iteration} -> {target} on "
+        f"{run.device}, seed {config.seed}",
+        file=sys.stderr,
+    )
     deadline = time.monotonic() + args.hours * 3600 if args.hours is not None else None
     played = sum(r["games"] for r in run.history)
-    with tqdm(total=target, initial=run.iteration, desc=f"train {config.game}", unit="it", file=sys.stderr,
-              disable=None, dynamic_ncols=True) as bar:  # fmt: skip
+    with tqdm(
+        total=target,
+        initial=run.iteration,
+        desc=f"train {config.game}",
+        unit="it",
+        file=sys.stderr,
+        disable=None,
+        dynamic_ncols=True,
+    ) as bar:
         while run.iteration < target and (deadline is None or time.monotonic() < deadline):
             record = run.step(yardsticks)
             played += record["games"]
             bar.update(1)
-            bar.set_postfix(games=played, pos_s=record["positions_per_second"], v=record["loss_value"],
-                            p=record["loss_policy"], refresh=False)  # fmt: skip
+            bar.set_postfix(
+                games=played,
+                pos_s=record["positions_per_second"],
+                v=record["loss_value"],
+                p=record["loss_policy"],
+                refresh=False,
+            )
             if "eval" in record or run.iteration == target or (deadline and time.monotonic() >= deadline):
                 write_report(args.out, run.history, config, provenance)
     if "eval" in (run.history[-1] if run.history else {}):
         scores = ", ".join(f"{k} {m['score']:.2f}" for k, m in run.history[-1]["eval"]["matches"].items())
         print(f"last yardsticks (iteration {run.history[-1]['iteration']}): {scores}", file=sys.stderr)
-    print(f"{args.out}: iteration {run.iteration} of {target}; the net is {args.out / 'net.pt'}"
-          + ("" if run.iteration >= target else " (run the same command to go on)"))  # fmt: skip
+    print(
+        f"{args.out}: iteration {run.iteration} of {target}; the net is {args.out / 'net.pt'}"
+        + ("" if run.iteration >= target else " (run the same command to go on)")
+    )
     return 0
 
 

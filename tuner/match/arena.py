@@ -190,13 +190,26 @@ def play_match(
     Returns:
         A's wins, draws and losses as first player, as second player and in total, and every game.
     """
-    (result,) = play_matches(game, [(spec_a, spec_b, seed, games)], workers=workers, backend=backend,
-                             concurrent=concurrent, progress=progress)  # fmt: skip
+    (result,) = play_matches(
+        game,
+        [(spec_a, spec_b, seed, games)],
+        workers=workers,
+        backend=backend,
+        concurrent=concurrent,
+        progress=progress,
+    )
     return result
 
 
-def play_matches(game, matches: list[tuple], *, workers: int = 1, backend: str = "threads",
-                 concurrent: int | None = None, progress=None) -> list[MatchResult]:  # fmt: skip
+def play_matches(
+    game,
+    matches: list[tuple],
+    *,
+    workers: int = 1,
+    backend: str = "threads",
+    concurrent: int | None = None,
+    progress=None,
+) -> list[MatchResult]:
     """Play several matches (spec_a, spec_b, seed, games) at once: each as `play_match` would, game for game,
     but a worker plays its share of all of them together, so batching agents (az) of every match that
     can share a search (`group_key`) share its forwards. `concurrent` caps the games of each match
@@ -257,8 +270,9 @@ def play_matches(game, matches: list[tuple], *, workers: int = 1, backend: str =
     return out
 
 
-def round_robin(game, specs: list[str], *, games: int, seed: int = 0, workers: int = 1, backend="threads",
-                progress=None) -> list[MatchResult]:  # fmt: skip
+def round_robin(
+    game, specs: list[str], *, games: int, seed: int = 0, workers: int = 1, backend="threads", progress=None
+) -> list[MatchResult]:
     """Every pair of `specs` plays a seat-balanced match of `games` games; the pair's seed comes from (seed, i, j)."""
     if len(set(specs)) != len(specs):
         raise ValueError("each agent spec may appear only once in a tournament")
@@ -266,8 +280,11 @@ def round_robin(game, specs: list[str], *, games: int, seed: int = 0, workers: i
     for i, a in enumerate(specs):
         for j in range(i + 1, len(specs)):
             (pair_seed,) = derive_seeds(seed, i, j)
-            matches.append(play_match(game, a, specs[j], games=games, seed=pair_seed, workers=workers, backend=backend,
-                                      progress=progress))  # fmt: skip
+            matches.append(
+                play_match(
+                    game, a, specs[j], games=games, seed=pair_seed, workers=workers, backend=backend, progress=progress
+                )
+            )
     return matches
 
 

@@ -64,8 +64,16 @@ class Opponent:
         ValueError: a bad game, spec or profile name (one line); ProfileError for an unusable profile.
     """
 
-    def __init__(self, game, spec: str | None = None, *, profile: str | None = None,
-                 profiles: Profiles | str | None = None, seed: int | None = None, hint: str = HINT_SPEC):  # fmt: skip
+    def __init__(
+        self,
+        game,
+        spec: str | None = None,
+        *,
+        profile: str | None = None,
+        profiles: Profiles | str | None = None,
+        seed: int | None = None,
+        hint: str = HINT_SPEC,
+    ):
         self.game = games.load(game) if isinstance(game, str) else game
         self.spec = spec or DEFAULT_SPEC
         check_spec(self.game, self.spec)
@@ -95,17 +103,21 @@ class Opponent:
         if saved is None:
             return
         if saved.state is None and self.adjuster is not None and saved.games > 0:
-            raise ProfileError(f"profile {saved.name!r} ({self.game.name}, {saved.spec}) in {self.profiles.path} is "
-                               f"damaged: {saved.games} games but no adjuster state; delete it: sparring profiles "
-                               f"delete {saved.name}")  # fmt: skip
+            raise ProfileError(
+                f"profile {saved.name!r} ({self.game.name}, {saved.spec}) in {self.profiles.path} is "
+                f"damaged: {saved.games} games but no adjuster state; delete it: sparring profiles "
+                f"delete {saved.name}"
+            )
         if saved.state is not None:
             if self.adjuster is None:
                 raise ProfileError(f"profile {saved.name!r} holds an adjuster's state, but {self.spec} has none")
             try:
                 self.adjuster.load_state_dict(saved.state)
             except ValueError as error:
-                raise ProfileError(f"profile {saved.name!r} ({self.game.name}, {saved.spec}) in "
-                                   f"{self.profiles.path} does not fit this opponent: {error}") from None  # fmt: skip
+                raise ProfileError(
+                    f"profile {saved.name!r} ({self.game.name}, {saved.spec}) in "
+                    f"{self.profiles.path} does not fit this opponent: {error}"
+                ) from None
         self.record = saved
 
     # --- the game ----------------------------------------------------------------------------------
@@ -253,14 +265,37 @@ class Opponent:
         adjuster, the agent's seat and random stream, the record."""
         adjuster = None if self.adjuster is None else self.adjuster.state_dict()
         history = None if self.state is None else self.state.history()
-        return (history, adjuster, list(self.turns), list(self._undo), self._resigned, self.games_played,
-                copy.copy(self.record), self._shown, self.human, self._start_level, getattr(self.agent, "seat", None),
-                self.agent.rng.copy())  # fmt: skip
+        return (
+            history,
+            adjuster,
+            list(self.turns),
+            list(self._undo),
+            self._resigned,
+            self.games_played,
+            copy.copy(self.record),
+            self._shown,
+            self.human,
+            self._start_level,
+            getattr(self.agent, "seat", None),
+            self.agent.rng.copy(),
+        )
 
     def restore(self, snapshot: tuple) -> None:
         """Put back a `snapshot()` (a profile already written stays written)."""
-        (history, adjuster, self.turns, self._undo, self._resigned, self.games_played, self.record, self._shown,
-         self.human, self._start_level, seat, rng) = snapshot  # fmt: skip
+        (
+            history,
+            adjuster,
+            self.turns,
+            self._undo,
+            self._resigned,
+            self.games_played,
+            self.record,
+            self._shown,
+            self.human,
+            self._start_level,
+            seat,
+            rng,
+        ) = snapshot
         if history is not None:
             self.state = self._replay(history)
         if adjuster is not None:

@@ -143,13 +143,17 @@ class Profiles:
         if app != APPLICATION_ID:
             raise ProfileError(f"{self.path} is not a sparring profile database: give another path")
         if version != VERSION:
-            raise ProfileError(f"{self.path} holds profiles of schema {version}, and this sparring reads schema "
-                               f"{VERSION}: use the sparring that wrote it, or give another path")  # fmt: skip
+            raise ProfileError(
+                f"{self.path} holds profiles of schema {version}, and this sparring reads schema "
+                f"{VERSION}: use the sparring that wrote it, or give another path"
+            )
         for table, columns in _COLUMNS.items():
             found = [row[1] for row in db.execute(f"PRAGMA table_info({table})")]
             if found != columns:
-                raise ProfileError(f"{self.path} is damaged (table {table} has columns {found or 'none'}): move it "
-                                   "away or give another path")  # fmt: skip
+                raise ProfileError(
+                    f"{self.path} is damaged (table {table} has columns {found or 'none'}): move it "
+                    "away or give another path"
+                )
 
     def _profile(self, row, name, game, spec) -> Profile:
         """A stored row as a Profile; ProfileError if its state or counts are not what we write."""
@@ -161,8 +165,10 @@ class Profiles:
             if state is not None and not isinstance(state, dict):
                 raise ValueError("its state is not an object")
         except ValueError as error:
-            raise ProfileError(f"profile {name!r} ({game}, {spec}) in {self.path} is damaged ({error}); delete "
-                               f"it: sparring profiles delete {name}") from None  # fmt: skip
+            raise ProfileError(
+                f"profile {name!r} ({game}, {spec}) in {self.path} is damaged ({error}); delete "
+                f"it: sparring profiles delete {name}"
+            ) from None
         return Profile(name, game, spec, state, *counts, updated=updated)
 
     def load(self, name: str, game: str, spec: str) -> Profile | None:
@@ -182,8 +188,9 @@ class Profiles:
         now = datetime.now(timezone.utc).isoformat(timespec="seconds")
 
         def write(db):
-            row = db.execute("SELECT state, wins, draws, losses, updated FROM profiles WHERE name = ? AND game = ? "
-                             "AND spec = ?", key).fetchone()  # fmt: skip
+            row = db.execute(
+                "SELECT state, wins, draws, losses, updated FROM profiles WHERE name = ? AND game = ? AND spec = ?", key
+            ).fetchone()
             saved = self._profile(row, *key) if row is not None else Profile(*key, None)
             counts = [saved.wins, saved.draws, saved.losses]
             counts[RESULTS.index(result)] += 1

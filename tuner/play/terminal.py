@@ -24,8 +24,13 @@ def _board(opponent: Opponent, say) -> None:
     say(str(opponent.state).rstrip("\n"))
 
 
-def play_terminal(opponent: Opponent, *, human_first: bool | None = None, read: Callable[[str], str] = input,
-                  say: Callable[[str], None] = print) -> None:  # fmt: skip
+def play_terminal(
+    opponent: Opponent,
+    *,
+    human_first: bool | None = None,
+    read: Callable[[str], str] = input,
+    say: Callable[[str], None] = print,
+) -> None:
     """Play games until the person quits (or the input ends). `human_first` None alternates, the person
     first in the first game. `read(prompt)` returns a line (EOFError at the end), `say` prints one."""
     game = opponent.game
@@ -35,8 +40,10 @@ def play_terminal(opponent: Opponent, *, human_first: bool | None = None, read: 
         first = human_first if human_first is not None else opponent.games_played % 2 == 0
         opponent.new_game(human_first=first)
         mine = game.symbols[opponent.human]
-        say(f"\nNew game: you play {'first' if first else 'second'}, as {mine}; its strength: "
-            f"{describe_strength(opponent.strength())}.")  # fmt: skip
+        say(
+            f"\nNew game: you play {'first' if first else 'second'}, as {mine}; its strength: "
+            f"{describe_strength(opponent.strength())}."
+        )
         _board(opponent, say)
         if not _play_one(opponent, read, say):
             say("Left the game unfinished: it is not counted.")

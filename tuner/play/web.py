@@ -40,8 +40,15 @@ STATIC = Path(__file__).parent / "static"
 COOKIE = "sparring_session"
 MAX_SESSIONS = 64  # the least recently used idle session is dropped beyond this (an az one holds ~20 MB)
 MAX_BODY = 16_384  # bytes of a request body
-LIMITS = {"simulations": 100_000, "n_max": 100_000, "time": 30.0, "depth": 8, "endgame": 10, "nh": 100,
-          "leaves": 64}  # the most a page may ask of one opponent move, per spec key  # fmt: skip
+LIMITS = {
+    "simulations": 100_000,
+    "n_max": 100_000,
+    "time": 30.0,
+    "depth": 8,
+    "endgame": 10,
+    "nh": 100,
+    "leaves": 64,
+}  # the most a page may ask of one opponent move, per spec key
 AZ_SIMULATIONS = 2_000  # az: about 2 s a move on one CPU core
 LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
 
@@ -56,13 +63,15 @@ class RequestError(Exception):
 
 def opponents(game: games.Game) -> list[dict]:
     """The opponents the page offers for `game`: the adaptive default first; AlphaZero's where a net ships."""
-    offer = [("Adaptive MCTS: learns your level over games and within each", DEFAULT_SPEC),
-             ("Adaptive MCTS, within each game only (Wu et al.'s intra-game)", "mcts:dsa=intra"),
-             ("AlphaDDA1: AlphaZero that spends fewer simulations while winning", "az:dda=alphadda1"),
-             ("AlphaDDA1Z: AlphaDDA1 that can play down to Random's level", "az:dda=alphadda1z"),
-             ("AlphaZero at full strength", "az"),
-             ("MCTS1: 300 simulations, fixed strength", "mcts1"),
-             ("Random moves", "random")]  # fmt: skip
+    offer = [
+        ("Adaptive MCTS: learns your level over games and within each", DEFAULT_SPEC),
+        ("Adaptive MCTS, within each game only (Wu et al.'s intra-game)", "mcts:dsa=intra"),
+        ("AlphaDDA1: AlphaZero that spends fewer simulations while winning", "az:dda=alphadda1"),
+        ("AlphaDDA1Z: AlphaDDA1 that can play down to Random's level", "az:dda=alphadda1z"),
+        ("AlphaZero at full strength", "az"),
+        ("MCTS1: 300 simulations, fixed strength", "mcts1"),
+        ("Random moves", "random"),
+    ]
     out = []
     for label, spec in offer:
         try:
@@ -83,15 +92,19 @@ def check_spec(game: games.Game, spec: str) -> str:
     o = parsed.options
     net = o.get("net")
     if net is not None and net not in NET_FREE and net not in shipped_nets():
-        raise RequestError(400, "the page plays shipped nets only (leave net= out): start `sparring serve` "
-                                "elsewhere or use `sparring play` for a checkpoint of your own")  # fmt: skip
+        raise RequestError(
+            400,
+            "the page plays shipped nets only (leave net= out): start `sparring serve` "
+            "elsewhere or use `sparring play` for a checkpoint of your own",
+        )
     limits = {**LIMITS, **({"simulations": AZ_SIMULATIONS, "n_max": AZ_SIMULATIONS} if parsed.name == "az" else {})}
     for key, most in limits.items():
         if (o.get(key) or 0) > most:
             raise RequestError(400, f"{key}={o[key]} is more than the page allows ({most}); use `sparring play`")
     if o.get("tuner", "none") != "none":
-        raise RequestError(400, "the page plays no on-line tuners (their settings can ask for any amount of work); "
-                                "use `sparring play`")  # fmt: skip
+        raise RequestError(
+            400, "the page plays no on-line tuners (their settings can ask for any amount of work); use `sparring play`"
+        )
     return spec
 
 
@@ -142,7 +155,7 @@ def view(opponent: Opponent) -> dict:
                 "strength_text": describe_strength(t.strength),
             }
             for t in opponent.turns
-        ],  # fmt: skip
+        ],
         "strength": None if opponent.strength() is None else _finite(opponent.strength()),
         "strength_text": describe_strength(opponent.strength()),
         "record": {"name": r.name, "games": r.games, "wins": r.wins, "draws": r.draws, "losses": r.losses},
@@ -165,8 +178,9 @@ def attempt(opponent: Opponent, work):
         if isinstance(error, (ValueError, ProfileError)):
             raise RequestError(400, str(error)) from None
         if isinstance(error, Exception):
-            raise RequestError(500, f"the opponent failed ({type(error).__name__}: {error}); the game is as it "
-                                    "was before this request") from None  # fmt: skip
+            raise RequestError(
+                500, f"the opponent failed ({type(error).__name__}: {error}); the game is as it was before this request"
+            ) from None
         raise
 
 
@@ -179,8 +193,9 @@ class Session:
         self.profile: str | None = None
 
 
-def make_app(*, profiles: str | Path | None = None, seed: int | None = None, hint: str | None = None,
-             allowed_hosts=LOOPBACK) -> Starlette:  # fmt: skip
+def make_app(
+    *, profiles: str | Path | None = None, seed: int | None = None, hint: str | None = None, allowed_hosts=LOOPBACK
+) -> Starlette:
     """The app. `profiles`: the profile database's path (default: the user's data directory), opened when a
     game names a profile; `seed`: games' seeds derive from it (None: random); `hint`: the hint agent;
     `allowed_hosts`: the Host headers served (loopback names by default, so that a web page whose name
@@ -258,9 +273,15 @@ def make_app(*, profiles: str | Path | None = None, seed: int | None = None, hin
 
     async def options(request):
         offered = [games.load(name) for name in games.names()]
-        return JSONResponse({"games": [{"name": g.name, "rows": g.board_shape[0], "cols": g.board_shape[1],
-                                        "opponents": opponents(g)} for g in offered],
-                             "default_game": "connect4"})  # fmt: skip
+        return JSONResponse(
+            {
+                "games": [
+                    {"name": g.name, "rows": g.board_shape[0], "cols": g.board_shape[1], "opponents": opponents(g)}
+                    for g in offered
+                ],
+                "default_game": "connect4",
+            }
+        )
 
     async def new(request):
         data = await body(request)
@@ -281,7 +302,10 @@ def make_app(*, profiles: str | Path | None = None, seed: int | None = None, hin
             with session.lock:
                 opponent = session.opponent
                 same = opponent is not None and (opponent.game.name, opponent.spec, session.profile) == (
-                    name, spec, profile)  # fmt: skip
+                    name,
+                    spec,
+                    profile,
+                )
                 if not same:  # another game, opponent or person: a new opponent (the same one keeps learning)
                     store = None
                     if profile is not None:

@@ -55,8 +55,7 @@ FIELDS = STATS_FIELDS + [
 
 
 @kernel
-def new_state(state_type, sizes, rules, value_n, value_s, combos, elite, crossover, population, fitness,
-              best):  # fmt: skip
+def new_state(state_type, sizes, rules, value_n, value_s, combos, elite, crossover, population, fitness, best):
     st = structref.new(state_type)
     set_stats(st, sizes, rules, value_n, value_s, combos)
     st.elite, st.crossover, st.population, st.fitness, st.best = elite, crossover, population, fitness, best
@@ -69,10 +68,20 @@ def make_state(space, settings) -> tuple:
         raise ValueError("ea: need 1 <= elite <= population")
     arrays = stats_arrays(space)
     lam = int(settings["population"])
-    arrays.update(population=np.zeros((lam, len(space)), dtype=np.int64), fitness=np.zeros(lam),
-                  best=np.zeros(len(space), dtype=np.int64))  # fmt: skip
-    st = new_state(EAState(FIELDS), *stats_args(arrays), int(settings["elite"]), float(settings["crossover"]),
-                   arrays["population"], arrays["fitness"], arrays["best"])  # fmt: skip
+    arrays.update(
+        population=np.zeros((lam, len(space)), dtype=np.int64),
+        fitness=np.zeros(lam),
+        best=np.zeros(len(space), dtype=np.int64),
+    )
+    st = new_state(
+        EAState(FIELDS),
+        *stats_args(arrays),
+        int(settings["elite"]),
+        float(settings["crossover"]),
+        arrays["population"],
+        arrays["fitness"],
+        arrays["best"],
+    )
     return st, arrays
 
 

@@ -53,10 +53,10 @@ SETTINGS = (
         low=2,
         integer=True,
         key="lsi_budget",
-    ),  # fmt: skip
+    ),
     Setting(
         "generation", 0.75, "lsi: share of the budget that gathers side information", high=1.0, key="lsi_generation"
-    ),  # fmt: skip
+    ),
     Setting(
         "candidates",
         None,
@@ -64,7 +64,7 @@ SETTINGS = (
         low=2,
         integer=True,
         key="lsi_candidates",
-    ),  # fmt: skip
+    ),
 )
 GENERATE, EVALUATE, DONE = 0, 1, 2  # phases
 
@@ -91,8 +91,7 @@ FIELDS = STATS_FIELDS + [
 
 
 @kernel
-def new_state(state_type, sizes, rules, value_n, value_s, combos, budget, generation, candidates, sums, codes,
-              winner):  # fmt: skip
+def new_state(state_type, sizes, rules, value_n, value_s, combos, budget, generation, candidates, sums, codes, winner):
     st = structref.new(state_type)
     set_stats(st, sizes, rules, value_n, value_s, combos)
     st.budget, st.generation, st.candidates, st.sums, st.winner = budget, generation, candidates, sums, winner
@@ -108,10 +107,22 @@ def make_state(space, settings) -> tuple:
     while k > 2 and k * math.ceil(math.log2(k)) > evaluation:  # at least one sample per candidate and round
         k -= 1
     arrays = stats_arrays(space)
-    arrays.update(candidates=np.zeros((k, len(space)), dtype=np.int64), sums=np.zeros(k),
-                  codes=np.zeros(k, dtype=np.int64), winner=np.zeros(len(space), dtype=np.int64))  # fmt: skip
-    st = new_state(LSIState(FIELDS), *stats_args(arrays), float(budget), float(generation),
-                   arrays["candidates"], arrays["sums"], arrays["codes"], arrays["winner"])  # fmt: skip
+    arrays.update(
+        candidates=np.zeros((k, len(space)), dtype=np.int64),
+        sums=np.zeros(k),
+        codes=np.zeros(k, dtype=np.int64),
+        winner=np.zeros(len(space), dtype=np.int64),
+    )
+    st = new_state(
+        LSIState(FIELDS),
+        *stats_args(arrays),
+        float(budget),
+        float(generation),
+        arrays["candidates"],
+        arrays["sums"],
+        arrays["codes"],
+        arrays["winner"],
+    )
     return st, arrays
 
 

@@ -93,9 +93,31 @@ SCAN_MAX = 256  # spaces of at most this many combinations: no groups (measured:
 
 
 @kernel
-def new_state(state_type, sizes, rules, value_n, value_s, combos, value_m, value_r,
-              eps0, c_local, c_global, pool, pool_codes, member, order, means, position, group, groups,
-              group_stats, live, free, grouped):  # fmt: skip
+def new_state(
+    state_type,
+    sizes,
+    rules,
+    value_n,
+    value_s,
+    combos,
+    value_m,
+    value_r,
+    eps0,
+    c_local,
+    c_global,
+    pool,
+    pool_codes,
+    member,
+    order,
+    means,
+    position,
+    group,
+    groups,
+    group_stats,
+    live,
+    free,
+    grouped,
+):
     st = structref.new(state_type)
     set_stats(st, sizes, rules, value_n, value_s, combos)
     set_ucb(st, value_m, value_r)
@@ -107,8 +129,7 @@ def new_state(state_type, sizes, rules, value_n, value_s, combos, value_m, value
     return st
 
 
-NAMES = ("pool", "pool_codes", "member", "order", "means", "position", "group", "groups", "group_stats", "live",
-         "free")  # fmt: skip
+NAMES = ("pool", "pool_codes", "member", "order", "means", "position", "group", "groups", "group_stats", "live", "free")
 
 
 def make_state(space, settings) -> tuple:
@@ -129,8 +150,15 @@ def make_state(space, settings) -> tuple:
         free=np.zeros(rows, dtype=np.int64),
     )
     eps0, c_local, c_global = (float(settings[k]) for k in ("eps0", "c_local", "c_global"))
-    st = new_state(NMCState(FIELDS), *stats_args(arrays, ucb=True), eps0, c_local, c_global,
-                   *(arrays[n] for n in NAMES), total > SCAN_MAX)  # fmt: skip
+    st = new_state(
+        NMCState(FIELDS),
+        *stats_args(arrays, ucb=True),
+        eps0,
+        c_local,
+        c_global,
+        *(arrays[n] for n in NAMES),
+        total > SCAN_MAX,
+    )
     return st, arrays
 
 

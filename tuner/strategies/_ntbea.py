@@ -59,8 +59,7 @@ FIELDS = (
 
 
 @kernel
-def new_state(state_type, sizes, rules, value_n, value_s, combos, value_m, value_r,
-              c, neighbours, current, candidate):  # fmt: skip
+def new_state(state_type, sizes, rules, value_n, value_s, combos, value_m, value_r, c, neighbours, current, candidate):
     st = structref.new(state_type)
     set_stats(st, sizes, rules, value_n, value_s, combos)
     set_ucb(st, value_m, value_r)
@@ -71,8 +70,14 @@ def new_state(state_type, sizes, rules, value_n, value_s, combos, value_m, value
 def make_state(space, settings) -> tuple:
     arrays = stats_arrays(space, ucb=True)
     arrays.update(current=np.zeros(len(space), dtype=np.int64), candidate=np.zeros(len(space), dtype=np.int64))
-    st = new_state(NTBEAState(FIELDS), *stats_args(arrays, ucb=True), float(settings["c"]),
-                   int(settings["neighbours"]), arrays["current"], arrays["candidate"])  # fmt: skip
+    st = new_state(
+        NTBEAState(FIELDS),
+        *stats_args(arrays, ucb=True),
+        float(settings["c"]),
+        int(settings["neighbours"]),
+        arrays["current"],
+        arrays["candidate"],
+    )
     return st, arrays
 
 

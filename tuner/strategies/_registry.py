@@ -70,22 +70,73 @@ CMAES_SETTINGS = (
 REGISTRY = {
     e.name: e
     for e in (
-        Entry("random", "uniformly random combinations", (), _grid.RandomState, _grid.make_random,
-              _grid.random_choose, _grid.plain_update),
-        Entry("grid", "every legal combination in turn", (), _grid.GridState, _grid.make_grid, _grid.grid_choose,
-              _grid.plain_update),
-        Entry("nmc", "naive Monte Carlo [SA-MCTS Alg. 1]", _nmc.SETTINGS, _nmc.NMCState, _nmc.make_state,
-              _nmc.choose, _nmc.update),
-        Entry("ea", "evolutionary algorithm [SA-MCTS Alg. 3]", _ea.SETTINGS, _ea.EAState, _ea.make_state,
-              _ea.choose, _ea.update, sequential=True),
-        Entry("ntbea", "N-tuple bandit evolutionary algorithm [SA-MCTS Alg. 4, 5]", _ntbea.SETTINGS,
-              _ntbea.NTBEAState, _ntbea.make_state, _ntbea.choose, _ntbea.update, sequential=True),
-        Entry("lsi", "linear side information [SA-MCTS Alg. 2]", _lsi.SETTINGS, _lsi.LSIState, _lsi.make_state,
-              _lsi.choose, _lsi.update, _lsi.recommend, _lsi.finished),
-        Entry("cmaes", "CMA-ES on pycma, a generation at a time [SA-MCTS Alg. 6]", CMAES_SETTINGS,
-              load=_load_cmaes, sequential=True),
+        Entry(
+            "random",
+            "uniformly random combinations",
+            (),
+            _grid.RandomState,
+            _grid.make_random,
+            _grid.random_choose,
+            _grid.plain_update,
+        ),
+        Entry(
+            "grid",
+            "every legal combination in turn",
+            (),
+            _grid.GridState,
+            _grid.make_grid,
+            _grid.grid_choose,
+            _grid.plain_update,
+        ),
+        Entry(
+            "nmc",
+            "naive Monte Carlo [SA-MCTS Alg. 1]",
+            _nmc.SETTINGS,
+            _nmc.NMCState,
+            _nmc.make_state,
+            _nmc.choose,
+            _nmc.update,
+        ),
+        Entry(
+            "ea",
+            "evolutionary algorithm [SA-MCTS Alg. 3]",
+            _ea.SETTINGS,
+            _ea.EAState,
+            _ea.make_state,
+            _ea.choose,
+            _ea.update,
+            sequential=True,
+        ),
+        Entry(
+            "ntbea",
+            "N-tuple bandit evolutionary algorithm [SA-MCTS Alg. 4, 5]",
+            _ntbea.SETTINGS,
+            _ntbea.NTBEAState,
+            _ntbea.make_state,
+            _ntbea.choose,
+            _ntbea.update,
+            sequential=True,
+        ),
+        Entry(
+            "lsi",
+            "linear side information [SA-MCTS Alg. 2]",
+            _lsi.SETTINGS,
+            _lsi.LSIState,
+            _lsi.make_state,
+            _lsi.choose,
+            _lsi.update,
+            _lsi.recommend,
+            _lsi.finished,
+        ),
+        Entry(
+            "cmaes",
+            "CMA-ES on pycma, a generation at a time [SA-MCTS Alg. 6]",
+            CMAES_SETTINGS,
+            load=_load_cmaes,
+            sequential=True,
+        ),
     )
-}  # fmt: skip
+}
 NAMES = tuple(REGISTRY)
 COMPILED = tuple(name for name, e in REGISTRY.items() if e.compiled)
 for _entry in REGISTRY.values():

@@ -31,15 +31,18 @@ def play_trials(spec, trials: list[tuple[dict, int]], progress=None) -> list[dic
 
     Returns per trial {opponent: {"first": [W, D, L], "second": [W, D, L]}} (the agent moving first / second).
     """
-    matches = [(spec.agent_spec(values), opponent, match_seed(seed, j), 2 * spec.games)
-               for values, seed in trials for j, opponent in enumerate(spec.opponents)]  # fmt: skip
+    matches = [
+        (spec.agent_spec(values), opponent, match_seed(seed, j), 2 * spec.games)
+        for values, seed in trials
+        for j, opponent in enumerate(spec.opponents)
+    ]
     results = play_matches(spec.game, matches, workers=spec.game_workers, progress=progress)
     n = len(spec.opponents)
     return [
         {
             opponent: {seat: [r.wins, r.draws, r.losses] for seat, r in (("first", m.first), ("second", m.second))}
             for opponent, m in zip(spec.opponents, results[t * n : (t + 1) * n])
-        }  # fmt: skip
+        }
         for t in range(len(trials))
     ]
 
@@ -83,19 +86,42 @@ class Objective:
     def range(self, record: dict) -> tuple[float, float]:
         """The least and greatest values on a trial of `record`'s games per opponent and seat: over the trials
         where every game of a seat is a win, or a draw, or a loss (the extremes of our linear and convex ones)."""
-        ends = [self.value({o: {seat: [sum(wdl) if i == k else 0 for i in range(3)] for seat, wdl in s.items()}
-                            for o, s in record.items()}) for k in range(3)]  # fmt: skip
+        ends = [
+            self.value(
+                {
+                    o: {seat: [sum(wdl) if i == k else 0 for i in range(3)] for seat, wdl in s.items()}
+                    for o, s in record.items()
+                }
+            )
+            for k in range(3)
+        ]
         return min(ends), max(ends)
 
 
 OBJECTIVES = {
     o.name: o
     for o in (
-        Objective("winrate", "maximise the mean score (wins + draws / 2) / games over the opponents", True, _winrate,
-                  lambda v, records: v, pools=True),
-        Objective("dda_d", "minimise AlphaDDA's D (eq. 11): sum over opponents and seats of |wins - losses|", False,
-                  _dda_d, lambda v, records: 1.0 - v / _games(records)),
-        Objective("balance", "minimise the mean over opponents and seats of |win rate - loss rate|", False, _balance,
-                  lambda v, records: 1.0 - v),
+        Objective(
+            "winrate",
+            "maximise the mean score (wins + draws / 2) / games over the opponents",
+            True,
+            _winrate,
+            lambda v, records: v,
+            pools=True,
+        ),
+        Objective(
+            "dda_d",
+            "minimise AlphaDDA's D (eq. 11): sum over opponents and seats of |wins - losses|",
+            False,
+            _dda_d,
+            lambda v, records: 1.0 - v / _games(records),
+        ),
+        Objective(
+            "balance",
+            "minimise the mean over opponents and seats of |win rate - loss rate|",
+            False,
+            _balance,
+            lambda v, records: 1.0 - v,
+        ),
     )
-}  # fmt: skip
+}

@@ -77,13 +77,17 @@ def interval(objective: str, replicates: list[dict], seed: int = 0) -> tuple[flo
             return None
         _, low, high = mean_interval([o.value(r) for r in replicates], within=o.range(replicates[0]))
         return low, high
-    pooled = {o: {seat: np.sum([r[o][seat] for r in replicates], axis=0) for seat in s}
-              for o, s in replicates[0].items()}  # fmt: skip
+    pooled = {
+        o: {seat: np.sum([r[o][seat] for r in replicates], axis=0) for seat in s} for o, s in replicates[0].items()
+    }
     rng = np.random.default_rng(seed)
-    draws = {o: {seat: rng.multinomial(sum(wdl), wdl / max(1, sum(wdl)), size=BOOTSTRAP) for seat, wdl in s.items()}
-             for o, s in pooled.items()}  # fmt: skip
-    values = [o.value({p: {seat: d[k].tolist() for seat, d in s.items()} for p, s in draws.items()})
-              for k in range(BOOTSTRAP)]  # fmt: skip
+    draws = {
+        o: {seat: rng.multinomial(sum(wdl), wdl / max(1, sum(wdl)), size=BOOTSTRAP) for seat, wdl in s.items()}
+        for o, s in pooled.items()
+    }
+    values = [
+        o.value({p: {seat: d[k].tolist() for seat, d in s.items()} for p, s in draws.items()}) for k in range(BOOTSTRAP)
+    ]
     low, high = np.quantile(values, [0.025, 0.975])
     return float(low), float(high)
 

@@ -32,8 +32,10 @@ from tuner.study.truth import Truth
 
 def check_problem(truth: Truth, spec: StudySpec, where) -> None:
     if truth.spec.problem() != spec.problem():
-        raise StudyError(f"{where} tunes another problem than the truth table (game, agent, opponents, objective "
-                         "and the parameters' values, ranges and defaults must be the same)")  # fmt: skip
+        raise StudyError(
+            f"{where} tunes another problem than the truth table (game, agent, opponents, objective "
+            "and the parameters' values, ranges and defaults must be the same)"
+        )
 
 
 def trials_in(budget: int, spec: StudySpec) -> int:
@@ -136,8 +138,16 @@ def summarise(curves: dict, budgets: list[int]) -> list[dict]:
     for name, entry in sorted(curves.items()):
         regret, value = np.array(entry["regret"], dtype=float), np.array(entry["value"], dtype=float)
         for j, budget in enumerate(budgets):
-            rows.append({"strategy": name, "budget": budget, "seeds": len(regret), **_mean("regret", regret[:, j]),
-                         **_mean("value", value[:, j]), "zero": float((regret[:, j] == 0).mean())})  # fmt: skip
+            rows.append(
+                {
+                    "strategy": name,
+                    "budget": budget,
+                    "seeds": len(regret),
+                    **_mean("regret", regret[:, j]),
+                    **_mean("value", value[:, j]),
+                    "zero": float((regret[:, j] == 0).mean()),
+                }
+            )
     return rows
 
 
@@ -209,15 +219,20 @@ def table(curves: dict, budgets: list[int], rows: list[dict]) -> list[str]:
         by_name.setdefault(r["strategy"], []).append(r)
     p_values = significance(curves, len(budgets) - 1)
     last = budgets[-1]
-    lines = ["| strategy | seeds | " + " | ".join(f"regret at {b} games [95% CI]" for b in budgets)
-             + f" | true value at {last} [95% CI] | at the best point at {last} | p at {last} |",
-             "|---|---|" + "---|" * len(budgets) + "---|---|---|"]  # fmt: skip
+    lines = [
+        "| strategy | seeds | "
+        + " | ".join(f"regret at {b} games [95% CI]" for b in budgets)
+        + f" | true value at {last} [95% CI] | at the best point at {last} | p at {last} |",
+        "|---|---|" + "---|" * len(budgets) + "---|---|---|",
+    ]
     for n in sorted(by_name, key=lambda n: by_name[n][-1]["regret"]):
         mine, p = by_name[n], p_values[n]
         short = " (short of the budget: scored at its last trial)" if any(curves[n]["short"]) else ""
         regrets = " | ".join(_cell(r, "regret") for r in mine)
-        lines.append(f"| {n}{short} | {mine[0]['seeds']} | {regrets} | {_cell(mine[-1], 'value')} | "
-                     f"{mine[-1]['zero']:.0%} | {'-' if math.isnan(p) else f'{p:.2g}'} |")  # fmt: skip
+        lines.append(
+            f"| {n}{short} | {mine[0]['seeds']} | {regrets} | {_cell(mine[-1], 'value')} | "
+            f"{mine[-1]['zero']:.0%} | {'-' if math.isnan(p) else f'{p:.2g}'} |"
+        )
     return lines
 
 
@@ -230,12 +245,19 @@ def write(curves: dict, budgets: list[int], out: Path, name: str, title: str, tr
     plot(summary, budgets, out / f"{name}.png", title)
     best = truth.best()
     point = ", ".join(f"{k} = {v:g}" for k, v in best["values"].items())
-    lines = [f"# {title}", "", f"Simple regret: the truth table's best {truth.spec.objective} ({best['value']:.4g} at "
-             f"{point}, {truth.games} games per opponent and seat at each of {len(truth.rows)} points) minus the "
-             "true value of the strategy's recommendation after each budget; 0 is the best point. Mean over seeds "
-             "with a 95% interval; p: a t-test (paired by seed where the seeds are the same) against the strategy "
-             f"with the lowest mean regret at {budgets[-1]} games, chosen after the fact and not corrected for the "
-             "number of strategies.", "", f"![regret against games]({name}.png)", ""]  # fmt: skip
+    lines = [
+        f"# {title}",
+        "",
+        f"Simple regret: the truth table's best {truth.spec.objective} ({best['value']:.4g} at "
+        f"{point}, {truth.games} games per opponent and seat at each of {len(truth.rows)} points) minus the "
+        "true value of the strategy's recommendation after each budget; 0 is the best point. Mean over seeds "
+        "with a 95% interval; p: a t-test (paired by seed where the seeds are the same) against the strategy "
+        f"with the lowest mean regret at {budgets[-1]} games, chosen after the fact and not corrected for the "
+        "number of strategies.",
+        "",
+        f"![regret against games]({name}.png)",
+        "",
+    ]
     lines += table(curves, budgets, summary)
     (out / f"{name}.json").write_text(json.dumps({"budgets": budgets, "curves": curves, "summary": summary}, indent=1))
     path = out / f"{name}.md"

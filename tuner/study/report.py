@@ -71,16 +71,20 @@ def write_report(folder, storage: str | None = None) -> Path:
         env = r["environment"]
         versions = ", ".join(f"{k} {v}" for k, v in env["versions"].items() if v)
         commits = ", ".join(dict.fromkeys(x["environment"]["commit"] for x in runs))
-        lines.append(f"- {len(runs)} run{'s' * (len(runs) != 1)} (commits {commits}); the last: {env['device']}, "
-                     f"python {env['python']}, {versions}")  # fmt: skip
+        lines.append(
+            f"- {len(runs)} run{'s' * (len(runs) != 1)} (commits {commits}); the last: {env['device']}, "
+            f"python {env['python']}, {versions}"
+        )
     if not trials:
         lines += ["", "No finished trial yet."]
         path = out / "report.md"
         path.write_text("\n".join(lines) + "\n")
         return path
     start, end = min(t.datetime_start for t in trials), max(t.datetime_complete for t in trials)
-    lines.append(f"- trials played from {start:%Y-%m-%d %H:%M} to {end:%Y-%m-%d %H:%M}: "
-                 f"{busy_seconds(trials) / 60:.0f} min with a trial running (validation not counted)")  # fmt: skip
+    lines.append(
+        f"- trials played from {start:%Y-%m-%d %H:%M} to {end:%Y-%m-%d %H:%M}: "
+        f"{busy_seconds(trials) / 60:.0f} min with a trial running (validation not counted)"
+    )
     values = [t.value for t in trials]
     best = study.best_trial
     lines += ["", "## Recommendation", ""] + _recommendation(folder, spec, study)
@@ -122,21 +126,28 @@ def _recommendation(folder, spec, study) -> list[str]:
         rec = recommendation(spec, study.get_trials(deepcopy=False))
         mean, n = validate.observed(study, rec)
         seen = f"; observed {mean:.4g} over {n} trial{'s' * (n != 1)}" if n else ""
-        return [f"The strategy recommends {validate.point_text(rec)}{seen}. Add a `[validate]` table (top = 3, "
-                f"games = {5 * spec.games}) to replay it and the best observed points with fresh games: their "
-                "observed values are biased by the winner's curse."]  # fmt: skip
+        return [
+            f"The strategy recommends {validate.point_text(rec)}{seen}. Add a `[validate]` table (top = 3, "
+            f"games = {5 * spec.games}) to replay it and the best observed points with fresh games: their "
+            "observed values are biased by the winner's curse."
+        ]
     rows = validate.run(folder, spec, study, play=False)
     if not rows or "recommended" not in rows[0]["role"]:
         return ["Not validated yet: `sparring study run` replays the recommendation once the budget is spent."]
     lines = [validate.summary(spec, study, rows), ""]
-    lines += [f"| point | role | replayed {spec.objective} [95% CI] | games per opponent and seat (trials) | "
-              "observed (trials) |", "|---|---|---|---|---|"]  # fmt: skip
+    lines += [
+        f"| point | role | replayed {spec.objective} [95% CI] | games per opponent and seat (trials) | "
+        "observed (trials) |",
+        "|---|---|---|---|---|",
+    ]
     for r in rows:
         mean, n = validate.observed(study, r["values"])
         seen = f"{mean:.4g} ({n})" if n else "not a trial"  # a strategy's mean (CMA-ES) or a named point
-        lines.append(f"| {validate.point_text(r['values'])} | {r['role']} | {r['value']:.4g} "
-                     f"{validate.interval_text(r['interval'])} | {r['games']} ({r['replicates']}) "
-                     f"| {seen} |")  # fmt: skip
+        lines.append(
+            f"| {validate.point_text(r['values'])} | {r['role']} | {r['value']:.4g} "
+            f"{validate.interval_text(r['interval'])} | {r['games']} ({r['replicates']}) "
+            f"| {seen} |"
+        )
     return lines
 
 
@@ -200,8 +211,17 @@ def write_comparison(folders, out, storage: str | None = None) -> Path:
         ax.fill_between(grid, low, high, color=color, alpha=0.1)
         finals = [b[-1] for _, b, _ in runs]
         spread = round(float(np.std(finals)), 9)  # equal finals print a spread of 0, not float noise
-        rows.append((strategy, len(runs), float(np.mean(finals)), spread, min(finals), max(finals),
-                     int(max(g[-1] for g, _, _ in runs))))  # fmt: skip
+        rows.append(
+            (
+                strategy,
+                len(runs),
+                float(np.mean(finals)),
+                spread,
+                min(finals),
+                max(finals),
+                int(max(g[-1] for g, _, _ in runs)),
+            )
+        )
     ax.set_xlabel("games played")
     ax.set_ylabel(f"best {objective} so far")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))  # beside the plot, never over a curve
@@ -236,14 +256,19 @@ def validated_table(replayed: dict, curves: dict, objective: str, direction: str
     extreme = "maxima" if direction == "MAXIMIZE" else "minima"
     lines = ["## Recommendations, replayed", ""]
     if not any(r for rows in replayed.values() for r in rows):
-        return lines + [f"No study here replayed its recommendation: the best observed values are {extreme} of "
-                        "noisy trials, biased by the winner's curse. Add a `[validate]` table to each study.toml and "
-                        "run it again, or score the recommendations with `--truth`."]  # fmt: skip
-    lines += [f"Each seed's recommendation replayed with fresh games (`[validate]`); mean over the seeds replayed with "
-              f"a 95% interval from their spread (clipped to what {objective} can take). The best observed "
-              f"{objective} values are {extreme} of noisy trials, biased by the winner's curse.", "",
-              f"| strategy | seeds replayed | replayed {objective} of the recommendation [95% CI] | best observed |",
-              "|---|---|---|---|"]  # fmt: skip
+        return lines + [
+            f"No study here replayed its recommendation: the best observed values are {extreme} of "
+            "noisy trials, biased by the winner's curse. Add a `[validate]` table to each study.toml and "
+            "run it again, or score the recommendations with `--truth`."
+        ]
+    lines += [
+        f"Each seed's recommendation replayed with fresh games (`[validate]`); mean over the seeds replayed with "
+        f"a 95% interval from their spread (clipped to what {objective} can take). The best observed "
+        f"{objective} values are {extreme} of noisy trials, biased by the winner's curse.",
+        "",
+        f"| strategy | seeds replayed | replayed {objective} of the recommendation [95% CI] | best observed |",
+        "|---|---|---|---|",
+    ]
     for name in sorted(replayed):
         values = np.array([r["value"] for r in replayed[name] if r is not None], dtype=float)
         observed = float(np.mean([b[-1] for _, b, _ in curves[name]]))

@@ -83,8 +83,9 @@ def _surplus(study, number: int, target: int) -> bool:
     return sum(t.number < number for t in study.get_trials(deepcopy=False, states=states)) >= target
 
 
-def run_trials(study, spec: StudySpec, dists: dict, target: int, count: int, bar=None,
-               play=objectives.play_trials) -> None:  # fmt: skip
+def run_trials(
+    study, spec: StudySpec, dists: dict, target: int, count: int, bar=None, play=objectives.play_trials
+) -> None:
     """Ask up to `count` trials and play their games together (`play`: `objectives.play_trials`, or the
     tabular benchmark's draw), then tell each its result; a trial beyond the budget is pruned. If the games
     fail, every asked trial fails with them."""
@@ -134,8 +135,9 @@ def work(folder, storage: str | None, target: int, bar=None, threads: int | None
         _refresh(bar, study, spec)
 
 
-def run(folder, workers: int | None = None, storage: str | None = None, trials: int | None = None,
-        progress: bool = True) -> dict:  # fmt: skip
+def run(
+    folder, workers: int | None = None, storage: str | None = None, trials: int | None = None, progress: bool = True
+) -> dict:
     """Run (or resume) a study until it has `trials` finished trials; returns its status."""
     folder = Path(folder)
     spec = StudySpec.load(folder)  # checked before the storage is touched
@@ -144,12 +146,18 @@ def run(folder, workers: int | None = None, storage: str | None = None, trials: 
     if target < 1 or workers < 1:
         raise StudyError("--trials and --workers must be at least 1")
     if spec.strategy in REGISTRY and REGISTRY[spec.strategy].sequential and max(workers, spec.batch_trials) > 1:
-        raise StudyError(f"strategy {spec.strategy} asks one point at a time (it asks again only once told the last "
-                         "one's reward), so parallel trials would replay one point: set batch_trials = 1 and run one "
-                         "worker, or use optuna-tpe or optuna-cmaes for parallel trials")  # fmt: skip
+        raise StudyError(
+            f"strategy {spec.strategy} asks one point at a time (it asks again only once told the last "
+            "one's reward), so parallel trials would replay one point: set batch_trials = 1 and run one "
+            "worker, or use optuna-tpe or optuna-cmaes for parallel trials"
+        )
     spec, study = load(folder, storage, create=True)
-    record = {"environment": environment(spec.seed), "workers": workers, "target": target,
-              "storage": "journal" if storage is None else redact(storage)}  # fmt: skip
+    record = {
+        "environment": environment(spec.seed),
+        "workers": workers,
+        "target": target,
+        "storage": "journal" if storage is None else redact(storage),
+    }
     with open(folder / RUNS, "a") as f:
         f.write(json.dumps(record) + "\n")
     bar = _bar(spec, study, target, progress)
@@ -158,8 +166,10 @@ def run(folder, workers: int | None = None, storage: str | None = None, trials: 
     else:
         ctx = multiprocessing.get_context("spawn")
         threads = max(1, (os.cpu_count() or 1) // workers)
-        procs = [ctx.Process(target=work, args=(str(folder), storage, target, None, threads), daemon=True)
-                 for _ in range(workers)]  # fmt: skip
+        procs = [
+            ctx.Process(target=work, args=(str(folder), storage, target, None, threads), daemon=True)
+            for _ in range(workers)
+        ]
         for p in procs:
             p.start()
         while any(p.is_alive() for p in procs):
@@ -224,8 +234,12 @@ def status(folder, storage: str | None = None) -> dict:
     }
     if finished:
         best = study.best_trial
-        out["best"] = {"trial": best.number, "value": best.value, "params": best.params,
-                       "records": best.user_attrs["records"]}  # fmt: skip
+        out["best"] = {
+            "trial": best.number,
+            "value": best.value,
+            "params": best.params,
+            "records": best.user_attrs["records"],
+        }
         out["recommended"] = recommendation(spec, study.get_trials(deepcopy=False))
         if spec.validate_games:
             keys = ("role", "values", "games", "replicates", "seeds", "value", "interval")

@@ -66,10 +66,12 @@ KEYS = {
     "space": "one table per tuned parameter: values = [...] and/or low, high; default",
     "validate": "table: after the budget, replay the recommendation and the top observed points with fresh games",
 }
-VALIDATE_KEYS = {"top": "observed best points replayed beside the recommendation (0: the recommendation only)",
-                 "games": "fresh games per opponent and seat for each replayed point, a multiple of games "
-                          "(default: five trials' worth)",
-                 "points": "table: named points replayed beside them, e.g. a paper's setting"}  # fmt: skip
+VALIDATE_KEYS = {
+    "top": "observed best points replayed beside the recommendation (0: the recommendation only)",
+    "games": "fresh games per opponent and seat for each replayed point, a multiple of games "
+    "(default: five trials' worth)",
+    "points": "table: named points replayed beside them, e.g. a paper's setting",
+}
 PARAM_KEYS = {
     "values": "discrete values",
     "low": "range start",
@@ -272,8 +274,9 @@ def _validate(value, games: int) -> dict:
     points = value.get("points", {})
     if not isinstance(points, dict) or not all(isinstance(p, dict) for p in points.values()):
         raise StudyError('[validate.points] must name tables of values: "paper" = {C = 0.5, eps = 0.2}')
-    points = {name: {k: _number(v, f"[validate.points] {name}: {k}") for k, v in p.items()}
-              for name, p in points.items()}  # fmt: skip
+    points = {
+        name: {k: _number(v, f"[validate.points] {name}: {k}") for k, v in p.items()} for name, p in points.items()
+    }
     return {"validate_top": top, "validate_games": games, "validate_points": points}
 
 
@@ -283,17 +286,22 @@ def _check_validate(spec) -> None:
     point gives every parameter, inside its range."""
     for name, values in spec.validate_points.items():
         if set(values) != set(spec.space.names):
-            raise StudyError(f"[validate.points] {name} must give exactly {', '.join(spec.space.names)}; "
-                             f"it gives {', '.join(values) or 'nothing'}")  # fmt: skip
+            raise StudyError(
+                f"[validate.points] {name} must give exactly {', '.join(spec.space.names)}; "
+                f"it gives {', '.join(values) or 'nothing'}"
+            )
         for p in spec.space.params:
             if not p.low <= values[p.name] <= p.high:
-                raise StudyError(f"[validate.points] {name}: {p.name} = {values[p.name]:g} lies outside "
-                                 f"[{p.low:g}, {p.high:g}]")  # fmt: skip
+                raise StudyError(
+                    f"[validate.points] {name}: {p.name} = {values[p.name]:g} lies outside [{p.low:g}, {p.high:g}]"
+                )
     if spec.validate_games % spec.games:
         fewer = spec.validate_games // spec.games * spec.games
         fix = f"{fewer} or {fewer + spec.games}" if fewer else f"{spec.games}"
-        raise StudyError(f"[validate] games ({spec.validate_games}) must be a multiple of games ({spec.games}): "
-                         f"a point is replayed as whole trials of the study's size; try {fix}")  # fmt: skip
+        raise StudyError(
+            f"[validate] games ({spec.validate_games}) must be a multiple of games ({spec.games}): "
+            f"a point is replayed as whole trials of the study's size; try {fix}"
+        )
 
 
 def _strategy(value) -> tuple[str, dict]:

@@ -45,9 +45,11 @@ def open_storage(folder: Path, url: str | None):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)  # heartbeats are "experimental"
             return optuna.storages.RDBStorage(
-                url, engine_kwargs={"pool_pre_ping": True, "connect_args": {"connect_timeout": 10}},
-                heartbeat_interval=HEARTBEAT_S, grace_period=GRACE_S,
-            )  # fmt: skip
+                url,
+                engine_kwargs={"pool_pre_ping": True, "connect_args": {"connect_timeout": 10}},
+                heartbeat_interval=HEARTBEAT_S,
+                grace_period=GRACE_S,
+            )
     except Exception as e:  # sqlalchemy's errors carry the server's reason on their first line
         reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise StudyError(f"cannot reach storage {redact(url)}: {reason}") from None

@@ -100,8 +100,10 @@ class Truth:
         frequencies at the nearest point (the tabular benchmark), seeded by `seed`."""
         rng = np.random.default_rng(seed)
         records = self.lookup(values)["records"]
-        return {o: {seat: rng.multinomial(games, np.array(wdl, float) / sum(wdl)).tolist() for seat, wdl in s.items()}
-                for o, s in records.items()}  # fmt: skip
+        return {
+            o: {seat: rng.multinomial(games, np.array(wdl, float) / sum(wdl)).tolist() for seat, wdl in s.items()}
+            for o, s in records.items()
+        }
 
     def play(self, spec, trials, progress=None) -> list[dict]:
         """`objectives.play_trials`' stand-in for the tabular benchmark: each (values, seed) drawn, not played."""
@@ -118,12 +120,15 @@ def load(folder) -> Truth:
     spec = StudySpec.load(folder)
     rows = read_lines(folder / TRUTH)
     if any("problem" not in r for r in rows):
-        raise StudyError(f"{folder / TRUTH} has no problem hash (an older sparring played it): move it away and "
-                         "play the table again")  # fmt: skip
+        raise StudyError(
+            f"{folder / TRUTH} has no problem hash (an older sparring played it): move it away and play the table again"
+        )
     if any(r["problem"] != spec.problem() for r in rows):
-        raise StudyError(f"{folder / TRUTH} was played for another problem than {folder / 'study.toml'} describes "
-                         "(its game, agent, opponents, objective or space changed): restore study.toml, or move "
-                         "truth.jsonl away and play the table again")  # fmt: skip
+        raise StudyError(
+            f"{folder / TRUTH} was played for another problem than {folder / 'study.toml'} describes "
+            "(its game, agent, opponents, objective or space changed): restore study.toml, or move "
+            "truth.jsonl away and play the table again"
+        )
     return Truth(spec, rows)
 
 
@@ -141,8 +146,10 @@ def _run(folder: Path, games: int, workers: int, chunk: int, progress) -> Truth:
     truth = load(folder)
     spec = truth.spec
     if truth.rows and truth.games != games:
-        raise StudyError(f"{folder / TRUTH} holds {truth.games} games a point and seat, not {games}: "
-                         f"give --games {truth.games}, or move the file away to start again")  # fmt: skip
+        raise StudyError(
+            f"{folder / TRUTH} holds {truth.games} games a point and seat, not {games}: "
+            f"give --games {truth.games}, or move the file away to start again"
+        )
     every = points(spec)
     done = {_key(r["values"], spec.space.names) for r in truth.rows}
     todo = [(i, p) for i, p in enumerate(every) if _key(p, spec.space.names) not in done]
@@ -152,8 +159,17 @@ def _run(folder: Path, games: int, workers: int, chunk: int, progress) -> Truth:
     for start in range(0, len(todo), chunk):
         part = todo[start : start + chunk]
         records = objectives.play_trials(played, [(p, point_seed(spec.seed, i)) for i, p in part], progress=progress)
-        rows = [{"index": i, "problem": spec.problem(), "values": p, "games": games, "seed": point_seed(spec.seed, i),
-                 "records": r, "value": objectives.OBJECTIVES[spec.objective].value(r)}
-                for (i, p), r in zip(part, records)]  # fmt: skip
+        rows = [
+            {
+                "index": i,
+                "problem": spec.problem(),
+                "values": p,
+                "games": games,
+                "seed": point_seed(spec.seed, i),
+                "records": r,
+                "value": objectives.OBJECTIVES[spec.objective].value(r),
+            }
+            for (i, p), r in zip(part, records)
+        ]
         append_lines(folder / TRUTH, rows)
     return load(folder)

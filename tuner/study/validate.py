@@ -66,8 +66,10 @@ def load(folder) -> list[dict]:
     path = Path(folder) / VALIDATION
     rows = read_lines(path)
     if any("replicates" not in r for r in rows):
-        raise StudyError(f"{path} was written before replays were replicate trials: move it away and run "
-                         "`sparring study run` on the folder again to replay")  # fmt: skip
+        raise StudyError(
+            f"{path} was written before replays were replicate trials: move it away and run "
+            "`sparring study run` on the folder again to replay"
+        )
     return rows
 
 
@@ -91,9 +93,15 @@ def _run(folder: Path, spec, study, play: bool, progress) -> list[dict]:
         if row is None and play:
             seeds = derive_seeds(spec.seed, VALIDATION_STREAM, len(rows), count=replicates)
             records = objectives.play_trials(spec, [(values, seed) for seed in seeds], progress=progress)
-            row = {"values": values, "games": games, "replicates": replicates, "seeds": seeds, "records": records,
-                   "value": replicate_value(spec.objective, records),
-                   "interval": interval(spec.objective, records, seeds[0])}  # fmt: skip
+            row = {
+                "values": values,
+                "games": games,
+                "replicates": replicates,
+                "seeds": seeds,
+                "records": records,
+                "value": replicate_value(spec.objective, records),
+                "interval": interval(spec.objective, records, seeds[0]),
+            }
             append_lines(folder / VALIDATION, [row])
             rows.append(row)
             done[(_key(values), games, replicates)] = row
@@ -119,18 +127,24 @@ def summary(spec, study, rows: list[dict]) -> str:
     rec = next(r for r in rows if "recommended" in r["role"])
     best = study.best_trial
     raw = next((r for r in rows if _key(r["values"]) == _key(best.params)), None)
-    text = (f"The strategy recommends {point_text(rec['values'])}: replayed with {rec['games']} fresh games per "
-            f"opponent and seat ({rec['replicates']} trials of the study's size) it scores {spec.objective} = "
-            f"{rec['value']:.4g} {interval_text(rec['interval'])}. ")  # fmt: skip
-    text += (f"The best observed trial (trial {best.number}, at {point_text(best.params)}) measured "
-             f"{best.value:.4g} over {spec.games_per_trial} games")  # fmt: skip
+    text = (
+        f"The strategy recommends {point_text(rec['values'])}: replayed with {rec['games']} fresh games per "
+        f"opponent and seat ({rec['replicates']} trials of the study's size) it scores {spec.objective} = "
+        f"{rec['value']:.4g} {interval_text(rec['interval'])}. "
+    )
+    text += (
+        f"The best observed trial (trial {best.number}, at {point_text(best.params)}) measured "
+        f"{best.value:.4g} over {spec.games_per_trial} games"
+    )
     if raw is not None:
         text += f"; replayed, it scores {raw['value']:.4g} {interval_text(raw['interval'])}"
     maximised = objectives.OBJECTIVES[spec.objective].maximised
     way = "upward" if maximised else "downward"
-    text += (f". The best of many noisy trials is biased {way} (the winner's curse): the more points a "
-             "study tries, the luckier its best, whatever their quality; the replayed values are "
-             "unbiased estimates of what each point is worth.")  # fmt: skip
+    text += (
+        f". The best of many noisy trials is biased {way} (the winner's curse): the more points a "
+        "study tries, the luckier its best, whatever their quality; the replayed values are "
+        "unbiased estimates of what each point is worth."
+    )
     return text + _contender(rec, rows, maximised)
 
 
@@ -142,8 +156,10 @@ def _contender(rec: dict, rows: list[dict], maximised: bool) -> str:
         return ""
     best = (max if maximised else min)(better, key=lambda r: r["value"])
     role = best["role"].split(" (")[0]  # "top 2", not its trial's details, which the table gives
-    head = (f" Replayed, {point_text(best['values'])} ({role}) scores better than the recommendation: "
-            f"{best['value']:.4g} {interval_text(best['interval'])}")  # fmt: skip
+    head = (
+        f" Replayed, {point_text(best['values'])} ({role}) scores better than the recommendation: "
+        f"{best['value']:.4g} {interval_text(best['interval'])}"
+    )
     if best["interval"] is None or rec["interval"] is None:
         return head + "; without intervals the replays cannot tell whether the difference is real."
     (low, high), (rec_low, rec_high) = best["interval"], rec["interval"]
