@@ -11,18 +11,34 @@ import pytest
 from optuna.storages import JournalStorage
 from optuna.storages.journal import JournalFileBackend
 
-from tuner.samplers import AllocationSampler, CMAESSampler, EASampler, LSISampler, NMCSampler, NTBEASampler
+import tuner.samplers
+from tuner.samplers import AllocationSampler, CMAESSampler, NMCSampler, NTBEASampler
+from tuner.strategies import REGISTRY
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 
-SAMPLERS = {  # name -> seeded factory
-    "nmc": lambda seed: NMCSampler(seed=seed),
-    "lsi": lambda seed: LSISampler(seed=seed, budget=40),  # LSI's budget counts trials here
-    "ea": lambda seed: EASampler(seed=seed, population=10, elite=5),
-    "ntbea": lambda seed: NTBEASampler(seed=seed),
-    "cmaes": lambda seed: CMAESSampler(seed=seed),
-}
-DISCRETE = [n for n in SAMPLERS if n != "cmaes"]
+SIZED = {"lsi": {"budget": 40}, "ea": {"population": 10, "elite": 5}}  # settings sized for 30-60 trials
+
+
+def factory(name):
+    return lambda seed: AllocationSampler(name, seed=seed, **SIZED.get(name, {}))
+
+
+SAMPLERS = {name: factory(name) for name in REGISTRY}  # name -> seeded factory: every strategy, none by hand
+DISCRETE = [n for n in SAMPLERS if REGISTRY[n].compiled]
+LEARNING = [n for n in DISCRETE if n not in ("grid", "random")]  # the baselines learn nothing by design
+
+
+def test_every_named_sampler_is_its_strategy_over_the_one_adapter():
+    named = {
+        c.__name__: c
+        for c in vars(tuner.samplers).values()
+        if isinstance(c, type) and c is not AllocationSampler and issubclass(c, AllocationSampler)
+    }
+    assert sorted(named) == sorted(tuner.samplers.__all__[1:])
+    for cls in named.values():
+        sampler = cls(seed=0, **({"budget": 10} if cls.__name__ == "LSISampler" else {}))
+        assert sampler.strategy in REGISTRY and cls.__name__.lower() == sampler.strategy + "sampler"
 
 
 def mixed(trial):
@@ -56,7 +72,7 @@ def additive(trial):
     return (x - 1.0) ** 2 + abs(n - 6) + (kind != "b")
 
 
-@pytest.mark.parametrize("name", DISCRETE)
+@pytest.mark.parametrize("name", LEARNING)
 def test_a_discrete_strategy_exploits_what_it_learnt(name):
     # the second half of 60 trials: far better than the grid's mean, so the rewards point the right way
     late = []

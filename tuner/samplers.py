@@ -59,6 +59,12 @@ class AllocationSampler(optuna.samplers.BaseSampler):
         steps: values of a discretised range (see the module docstring).
         max_values: an int or stepped float range with at most this many values keeps them all.
         grid: per parameter name, its values outright (they must lie in its distribution).
+        search_space: the distributions to search from the first trial on (a study folder's space); None
+            (default) infers them, as the intersection of the finished trials' spaces.
+
+    What the strategy learns from a study's history is three overridable rules: `replayed` (the earlier
+    trials it is rebuilt from), `asked` (those it was asked for) and `rewards` (their rewards in [0, 1]);
+    a study folder's sampler (`tuner.study.samplers.StudySampler`) overrides them.
     """
 
     def __init__(
@@ -69,6 +75,7 @@ class AllocationSampler(optuna.samplers.BaseSampler):
         steps: int = 5,
         max_values: int = 32,
         grid: dict | None = None,
+        search_space: dict[str, BaseDistribution] | None = None,
         **settings,
     ):
         if strategy not in REGISTRY:
@@ -81,12 +88,15 @@ class AllocationSampler(optuna.samplers.BaseSampler):
         self.continuous = not REGISTRY[strategy].compiled  # CMA-ES searches ranges
         self._seed = int(np.random.SeedSequence(seed).generate_state(1)[0])  # drawn now: threads share one
         self._spaces = IntersectionSearchSpace()
+        self.search_space = None if search_space is None else dict(search_space)
 
     # --- the search space --------------------------------------------------------------------------
 
     def infer_relative_search_space(self, study, trial) -> dict[str, BaseDistribution]:
         if len(study.directions) > 1:
             raise ValueError(f"{type(self).__name__} handles single-objective studies only")
+        if self.search_space is not None:
+            return dict(self.search_space)
         space = {}
         for name, dist in self._spaces.calculate(study).items():
             if dist.single():
@@ -131,17 +141,23 @@ class AllocationSampler(optuna.samplers.BaseSampler):
     def sample_relative(self, study, trial, search_space: dict) -> dict:
         if not search_space:
             return {}
+        trials = study.get_trials(deepcopy=False)
+        earlier = sorted(
+            (t for t in trials if t.number < trial.number and self.replayed(t, search_space)), key=lambda t: t.number
+        )
+        strategy = self.rebuild(earlier, search_space, self.rewards(study, earlier))
+        return self.params_of(strategy, strategy.ask(), search_space)
+
+    def params_of(self, strategy, x, search_space: dict) -> dict:
+        """The trial parameters of the strategy's point x (value indices, or a point of [0, 1]^d)."""
         space, choices = self._space(search_space)
-        names = list(search_space)
-        strategy = self.rebuild(study, trial.number, search_space, space, choices)
-        x = strategy.ask()
         if self.continuous:
             out = {}
-            for name, value in zip(names, space.from_unit(x)):
+            for name, value in zip(search_space, space.from_unit(x)):
                 dist = search_space[name]
                 out[name] = _on_grid(dist, math.exp(value) if dist.log else value)
             return out
-        return {name: choices[i][int(k)] for i, (name, k) in enumerate(zip(names, x))}
+        return {name: choices[i][int(k)] for i, (name, k) in enumerate(zip(search_space, x))}
 
     def sample_independent(self, study, trial, param_name, param_distribution):
         """A uniform draw seeded by (seed, trial number, parameter name): the same in a resumed study."""
@@ -149,22 +165,29 @@ class AllocationSampler(optuna.samplers.BaseSampler):
         random = optuna.samplers.RandomSampler(seed=int(np.random.SeedSequence(key).generate_state(1)[0]))
         return random.sample_independent(study, trial, param_name, param_distribution)
 
-    def rebuild(self, study, number: int, search_space: dict, space: Space, choices: list[list]):
-        """The strategy after the study's trials before `number` that lie in this space (each asked again,
-        and told its scaled reward once finished)."""
+    def rebuild(self, earlier: list, search_space: dict, rewards: dict[int, float]):
+        """The strategy after the trials `earlier` (by number): asked again for each it was asked for, and told
+        the reward of each that has one."""
+        space, choices = self._space(search_space)
         strategy = make_strategy(space, self.strategy, self._seed, **self.settings)
-        trials = study.get_trials(deepcopy=False)
-        earlier = sorted(
-            (t for t in trials if t.number < number and set(search_space) <= set(t.params)), key=lambda t: t.number
-        )
-        rewards = self._rewards(study, earlier)
         for t in earlier:
-            strategy.ask()
+            if self.asked(t):
+                strategy.ask()
             if t.number in rewards:
                 point = self._point(space, choices, search_space, t.params)
                 if point is not None:
                     strategy.tell(point, rewards[t.number])
         return strategy
+
+    # --- what the strategy learns from the study's history: a study folder's sampler overrides these --------
+
+    def replayed(self, trial, search_space: dict) -> bool:
+        """Whether an earlier trial is part of the strategy's history: every one that has the space's parameters."""
+        return set(search_space) <= set(trial.params)
+
+    def asked(self, trial) -> bool:
+        """Whether the strategy was asked for this trial of its history: every one."""
+        return True
 
     def _point(self, space: Space, choices: list[list], search_space: dict, params: dict):
         """A trial's parameters as the strategy's point (value indices, or [0, 1]^d); None if off the grid."""
@@ -183,8 +206,7 @@ class AllocationSampler(optuna.samplers.BaseSampler):
                 point.append(int(np.argmin([abs(float(v) - float(value)) for v in values])))
         return np.array(point, dtype=np.int64)
 
-    @staticmethod
-    def _rewards(study, trials) -> dict[int, float]:
+    def rewards(self, study, trials) -> dict[int, float]:
         """The rewards of the trials that are over: finished values scaled to [0, 1] by the smallest and largest
         finite ones (reversed when minimising); 0, the worst, for a pruned or failed trial or a value that is
         not finite, so that a strategy moves on from such a point instead of proposing it again."""

@@ -25,7 +25,7 @@ import numpy as np
 from optuna.trial import TrialState
 
 from tuner.study import objective as objectives
-from tuner.study.samplers import StrategySampler, distributions
+from tuner.study.samplers import StudySampler, distributions
 from tuner.study.spec import StudySpec
 
 BOOTSTRAP = 2000  # resamples behind an objective's interval
@@ -42,9 +42,10 @@ def recommendation(spec: StudySpec, trials: list) -> dict:
     if not told:
         return spec.default_values()
     if spec.strategy in OWN_RECOMMENDATION:
-        sampler = StrategySampler(spec, distributions(spec))
-        strategy = sampler.rebuild(trials)
-        return sampler.point_values(strategy, strategy.recommend())
+        dists = distributions(spec)
+        sampler = StudySampler(spec, dists)
+        strategy = sampler.rebuild(trials, dists, sampler.rewards(None, trials))
+        return sampler.params_of(strategy, strategy.recommend(), dists)
     return lcb_point(spec, told)
 
 

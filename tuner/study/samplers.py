@@ -1,4 +1,5 @@
-"""Every study strategy as an Optuna sampler: ours, Optuna's own, and scikit-optimize's GP.
+"""Every study strategy as an Optuna sampler: ours (through the one adapter, `tuner.samplers.AllocationSampler`,
+with a study's rules: `StudySampler`), Optuna's own, and scikit-optimize's GP.
 
 Our allocation strategies (tuner.strategies) and skopt keep their state in memory,
 so the sampler rebuilds it, for every new trial, by replaying the study's earlier trials in order:
@@ -19,6 +20,7 @@ import optuna
 from optuna.distributions import CategoricalDistribution, FloatDistribution, IntDistribution
 from optuna.trial import TrialState
 
+from tuner.samplers import AllocationSampler
 from tuner.strategies import REGISTRY, make_strategy
 from tuner.study.spec import OUR_STRATEGIES, StudyError, StudySpec
 
@@ -85,43 +87,32 @@ def _told(t) -> bool:
     return t.state == TrialState.COMPLETE and "reward" in t.user_attrs
 
 
-class StrategySampler(_ReplaySampler):
-    """One of our allocation strategies (grid, random, nmc, lsi, ea, ntbea, cmaes) as an Optuna sampler."""
+class StudySampler(AllocationSampler):
+    """One of our allocation strategies (grid, random, nmc, lsi, ea, ntbea, cmaes) over a study folder's space:
+    the project's one Optuna adapter (`tuner.samplers.AllocationSampler`) with the study's rules. Its space
+    is the study's from the first trial; its seed is the study's own; it learns from the trials that played
+    (a trial pruned before it played, beyond the budget, is left out), is not asked again for a crashed
+    trial's re-run (`retry_of`: the same point), and is told each trial's reward as the study's objective
+    put it (`reward`, on [0, 1])."""
 
     def __init__(self, spec: StudySpec, dists: dict):
-        super().__init__(dists, spec.seed)
-        self.spec = spec
         if spec.strategy == "cmaes" and not all(spec.continuous):
             raise StudyError("strategy cmaes searches ranges: give low and high for every [space.*] parameter")
         try:  # bad settings fail now, not in a worker
+            super().__init__(spec.strategy, seed=spec.seed, search_space=dists, **spec.settings)
             make_strategy(spec.space, spec.strategy, spec.seed, **spec.settings)
         except (TypeError, ValueError) as e:
             raise StudyError(f"[strategy] {spec.strategy}: {e}") from None
+        self._seed = spec.seed  # the study's seed itself: its recorded trials were drawn with it
 
-    def _point(self, strategy, params: dict):
-        names = self.spec.space.names
-        if self.spec.strategy == "cmaes":
-            return self.spec.space.to_unit([params[n] for n in names])
-        return [p.values.index(params[p.name]) for p in self.spec.space.params]
+    def replayed(self, trial, search_space: dict) -> bool:
+        return trial.state != TrialState.PRUNED  # one still drawing its point is asked for it, as it will be
 
-    def rebuild(self, earlier):
-        """The strategy as it stands after the trials `earlier` (by number, pruned ones left out)."""
-        strategy = make_strategy(self.spec.space, self.spec.strategy, self.spec.seed, **self.spec.settings)
-        for t in earlier:
-            if "retry_of" not in t.user_attrs:
-                strategy.ask()
-            if _told(t):
-                strategy.tell(self._point(strategy, t.params), t.user_attrs["reward"])
-        return strategy
+    def asked(self, trial) -> bool:
+        return "retry_of" not in trial.user_attrs
 
-    def point_values(self, strategy, x) -> dict:
-        """The parameters of the strategy's point x, a range of integers rounded to its nearest (CMA-ES
-        searches the box and is told the reward of the rounded point at the point it asked)."""
-        return {n: typed(d, v) for (n, d), v in zip(self.dists.items(), strategy.values(x))}
-
-    def replay(self, earlier) -> dict:
-        strategy = self.rebuild(earlier)
-        return self.point_values(strategy, strategy.ask())
+    def rewards(self, study, trials) -> dict[int, float]:
+        return {t.number: t.user_attrs["reward"] for t in trials if _told(t)}
 
 
 class SkoptSampler(_ReplaySampler):
@@ -156,7 +147,7 @@ def make_sampler(spec: StudySpec) -> optuna.samplers.BaseSampler:
     """The Optuna sampler of the study's strategy, seeded with the study's seed."""
     dists = distributions(spec)
     if spec.strategy in OUR_STRATEGIES:
-        return StrategySampler(spec, dists)
+        return StudySampler(spec, dists)
     if spec.strategy == "skopt-gp":
         return SkoptSampler(spec, dists)
     samplers = {
