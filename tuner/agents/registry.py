@@ -14,12 +14,12 @@ from typing import Callable
 
 import games
 from nets.shipped import resolve_net
+from search import perfect
 from search.agents import MCTSAgent, MinimaxAgent, RandomAgent
 from search.alphadda import ALPHADDA3_RULE
 from search.az import AZAgent, AZGroup
 from search.evaluator import MAX_DROPOUT
 from search.mcts import ALPHADDA, EPSILON, REF, UCB1, VO, C, K, T
-from search.perfect import INSTALL, PerfectAgent, available
 from search.puct import PUCT, PUCT_RULE
 from tuner.agents import adjusters
 from tuner.agents.adjusters import DDA_KEYS, DSA_KEYS
@@ -256,14 +256,14 @@ def _check_az(game, o):
 
 
 def _make_perfect(game, seed, o):
-    return PerfectAgent(game, seed, depth=o["depth"])
+    return perfect.PerfectAgent(game, seed, depth=o["depth"])
 
 
 def _check_perfect(game, o):
     if game.name != "connect4":
         raise ValueError(f"perfect plays connect4 only (a solver of that game), not {game.name!r}")
-    if not available():
-        raise ValueError(INSTALL)
+    if not perfect.available():
+        raise ValueError(perfect.INSTALL)
 
 
 def _make_minimax(game, seed, o):

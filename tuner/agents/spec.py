@@ -5,7 +5,7 @@ an `AgentSpec`: the agent's name and every key's value, defaults filled in. A st
 hold placeholders (`sp:c={C},eps={eps}`) that `with_values` fills with typed values, so a trial
 never formats numbers into text to be parsed again.
 
->>> from search.agents import parse_spec
+>>> from tuner.agents import parse_spec
 >>> spec = parse_spec("mcts:simulations=300,c=0.5")
 >>> spec.name, spec.options["simulations"], spec.options["c"], str(spec)
 ('mcts', 300, 0.5, 'mcts:simulations=300,c=0.5')
