@@ -15,7 +15,7 @@ import pytest
 from tuner.cli import main
 from tuner.study import objective
 from tuner.study.runner import load, run, run_trials, status, trial_seed
-from tuner.study.samplers import distributions, suggest
+from tuner.study.sampling import distributions, suggest
 from tuner.study.spec import TEMPLATES, StudyError, StudySpec, render
 
 

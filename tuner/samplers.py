@@ -64,7 +64,7 @@ class AllocationSampler(optuna.samplers.BaseSampler):
 
     What the strategy learns from a study's history is three overridable rules: `replayed` (the earlier
     trials it is rebuilt from), `asked` (those it was asked for) and `rewards` (their rewards in [0, 1]);
-    a study folder's sampler (`tuner.study.samplers.StudySampler`) overrides them.
+    a study folder's sampler (`tuner.study.sampling.StudySampler`) overrides them.
     """
 
     def __init__(

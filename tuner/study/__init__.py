@@ -2,7 +2,7 @@
 
 - `spec`: the study.toml schema, its validation and templates;
 - `objective`: what a trial measures (matches against the opponents, reduced to one number);
-- `samplers`: every strategy as an Optuna sampler;
+- `sampling`: which Optuna sampler each study strategy is (ours through `tuner.samplers`, Optuna's, skopt's);
 - `storage`: the Optuna storage (journal file or PostgreSQL), locks and crash recovery;
 - `runner`: running a study with workers, and its status;
 - `report`: Markdown reports with plots, and comparisons of strategies;

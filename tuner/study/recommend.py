@@ -25,7 +25,7 @@ import numpy as np
 from optuna.trial import TrialState
 
 from tuner.study import objective as objectives
-from tuner.study.samplers import StudySampler, distributions
+from tuner.study.sampling import StudySampler, distributions
 from tuner.study.spec import StudySpec
 
 BOOTSTRAP = 2000  # resamples behind an objective's interval

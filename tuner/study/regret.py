@@ -25,7 +25,7 @@ from optuna.trial import TrialState
 from tuner.study import objective as objectives
 from tuner.study.recommend import mean_interval, recommendation
 from tuner.study.runner import load, run_trials
-from tuner.study.samplers import distributions, make_sampler
+from tuner.study.sampling import distributions, make_sampler
 from tuner.study.spec import StudyError, StudySpec
 from tuner.study.truth import Truth
 

@@ -23,7 +23,7 @@ from tuner.strategies import REGISTRY
 from tuner.study import objective as objectives
 from tuner.study import validate
 from tuner.study.recommend import recommendation
-from tuner.study.samplers import distributions, make_sampler, suggest
+from tuner.study.sampling import distributions, make_sampler, suggest
 from tuner.study.spec import StudyError, StudySpec, trial_games
 from tuner.study.storage import IDENTITY_KEYS, JOURNAL, identity, open_storage, recover, redact, worker_id
 
