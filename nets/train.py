@@ -65,6 +65,7 @@ class TrainConfig:
     """Everything that decides what a run computes; a run folder keeps one for its whole life."""
 
     game: str
+    kind: str = "resnet"  # nets.ARCHITECTURES (runs from before kinds existed: resnet)
     size: str = "small"  # nets.SIZES[game]
     filters: int | None = None  # overrides of the size's body (tiny nets in tests)
     blocks: int | None = None
@@ -100,7 +101,7 @@ class TrainConfig:
         games.load(self.game)
         if (self.filters is not None and self.filters < 1) or (self.blocks is not None and self.blocks < 0):
             raise ValueError(f"filters must be at least 1 and blocks 0 or more, got {self.filters} and {self.blocks}")
-        build(self.game, self.size, **self.net_overrides())  # unknown size or override
+        build(self.game, self.size, kind=self.kind, **self.net_overrides())  # unknown kind, size or override
         positive = ("games", "leaves", "queue", "epochs")
         for name in positive:
             if getattr(self, name) < 1:
@@ -233,7 +234,7 @@ class Run:
             leftover.unlink()
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(config.seed)
-            self.model = build(config.game, config.size, **config.net_overrides())
+            self.model = build(config.game, config.size, kind=config.kind, **config.net_overrides())
         self.model.to(self.device)
         self.optimizer = torch.optim.SGD(
             self.model.parameters(), lr=config.lr, momentum=config.momentum, weight_decay=config.weight_decay
@@ -260,7 +261,7 @@ class Run:
         except ValueError as e:
             raise RunError(str(e)) from None
         with torch.random.fork_rng(devices=[]):  # leaves the caller's random stream alone
-            fresh = build(config.game, config.size, **config.net_overrides())
+            fresh = build(config.game, config.size, kind=config.kind, **config.net_overrides())
         if start.arch != fresh.arch:
             raise RunError(
                 f"--init {config.init} is a {start.describe()}, but this run builds a {fresh.describe()}: "

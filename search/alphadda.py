@@ -154,27 +154,6 @@ class AlphaDDA2(ValueAdjuster):
         return Knobs(dropout=p_drop(self.mean_value(state), self.a_drop, self.p_drop0, self.p_max))
 
 
-class AlphaDDA3(ValueAdjuster):
-    """AlphaDDA3: the search scores edges by eq. (6) over the values of eq. (7), aiming at v̄ c (`search.puct`).
-
-    How we read eqs. (6)-(7). Eq. (6) is UCT without priors, W/n + C sqrt(2 ln(N + 1) / (n + 1)),
-    with N the visits of the edge's parent (its children's sum, as the authors' code counts it).
-    Eq. (7) replaces every backed-up value by -|v + v̄_n c(s, a) c_AlphaDDA|. The paper writes v(s_t),
-    the edge's own state; we read it, as the authors' code does, as the value of the simulation's leaf
-    (the value being backed up), as a disc colour (+1: the first player wins). Written from the view of
-    the edge's mover, whose value is v_m = v c(s, a), this is -|v_m + v̄ c| for both players' edges:
-    AlphaDDA3 prefers moves after which its own value is -v̄ c (it plays worse the more it has been
-    winning), and expects its opponent to keep AlphaDDA3's value at v̄ c, as the paper's prose says
-    ("AlphaDDA3 prefers the move in which v(s_t) is -v̄_n"; the web copy lost that minus) and the
-    authors' code (`num_func` 9) does. Eq. 6 prints W(s_t, a)/N(s_t); like the authors' code we divide
-    by the edge's visits n(s_t, a), the mean.
-    Its search is a forest under `ALPHADDA3_RULE`; eq. (6)'s C is the spec's `c`, which the search takes per game.
-    """
-
-    def before_search(self, state):
-        return Knobs(target=self.mean_value(state))
-
-
 @kernel(inline="always")
 def eq6_score(q, prior, n_a, parent_n, c):
     """Eq. (6): Q + C sqrt(2 ln(N + 1) / (1 + N_a)), without the prior (parent_n is N + 1, see search.puct)."""
@@ -190,6 +169,30 @@ def eq7_value(v, target):
 
 
 ALPHADDA3_RULE = Rule(eq6_score, eq7_value)  # the search of AlphaDDA3's forests, target = v̄ c per row
+
+
+class AlphaDDA3(ValueAdjuster):
+    """AlphaDDA3: the search scores edges by eq. (6) over the values of eq. (7), aiming at v̄ c (`search.puct`).
+
+    How we read eqs. (6)-(7). Eq. (6) is UCT without priors, W/n + C sqrt(2 ln(N + 1) / (n + 1)),
+    with N the visits of the edge's parent (its children's sum, as the authors' code counts it).
+    Eq. (7) replaces every backed-up value by -|v + v̄_n c(s, a) c_AlphaDDA|. The paper writes v(s_t),
+    the edge's own state; we read it, as the authors' code does, as the value of the simulation's leaf
+    (the value being backed up), as a disc colour (+1: the first player wins). Written from the view of
+    the edge's mover, whose value is v_m = v c(s, a), this is -|v_m + v̄ c| for both players' edges:
+    AlphaDDA3 prefers moves after which its own value is -v̄ c (it plays worse the more it has been
+    winning), and expects its opponent to keep AlphaDDA3's value at v̄ c, as the paper's prose says
+    ("AlphaDDA3 prefers the move in which v(s_t) is -v̄_n"; the web copy lost that minus) and the
+    authors' code (`num_func` 9) does. Eq. 6 prints W(s_t, a)/N(s_t); like the authors' code we divide
+    by the edge's visits n(s_t, a), the mean.
+    Its search is a forest under `ALPHADDA3_RULE` (`RULE`: an az agent refuses any other); eq. (6)'s C is the
+    spec's `c`, which the search takes per game.
+    """
+
+    RULE = ALPHADDA3_RULE
+
+    def before_search(self, state):
+        return Knobs(target=self.mean_value(state))
 
 
 class AlphaDDA1Z(AlphaDDA1):

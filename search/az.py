@@ -17,7 +17,7 @@ from dataclasses import replace
 
 from games.rng import derive_seeds
 from search.agents import AgentGroup, SearchAgent
-from search.alphadda import ALPHADDA3_RULE, AlphaDDA3, ValueAdjuster
+from search.alphadda import ALPHADDA3_RULE, ValueAdjuster
 from search.move_choice import choose_by_temperature
 from search.puct import PUCT, PUCT_RULE, Request
 from search.strength import StrengthAdjuster
@@ -48,10 +48,12 @@ class AZAgent(SearchAgent):
         c: float | None = None,
         dropout: float = 0.0,
     ):
-        aims = isinstance(adjuster, AlphaDDA3)
-        if puct.rule is not (ALPHADDA3_RULE if aims else PUCT_RULE):
-            rule = "ALPHADDA3_RULE (eqs. 6-7)" if aims else "PUCT_RULE (eq. 8)"
-            raise ValueError(f"this az agent searches under {rule}: give it a PUCT forest with that rule")
+        rule = getattr(adjuster, "RULE", None) or PUCT_RULE
+        if puct.rule is not rule:
+            name = "ALPHADDA3_RULE (eqs. 6-7)" if rule is ALPHADDA3_RULE else "PUCT_RULE (eq. 8)"
+            raise ValueError(f"this az agent searches under {name}: give it a PUCT forest with that rule")
+        if isinstance(adjuster, ValueAdjuster) and adjuster.evaluator is not puct.evaluator:
+            raise ValueError("an AlphaDDA adjuster reads the values of its agent's forest: give it puct.evaluator")
         super().__init__(game, seed, simulations=simulations, seconds=seconds, z=z, rth=rth, adjuster=adjuster)
         self.puct, self.row = puct, row
         self.t_opening, self.tau = t_opening, tau  # the first t_opening plies: eq. (9) instead of softmax-z

@@ -112,7 +112,7 @@ class Request:
 
     row: int
     state: State
-    simulations: int = 1  # the budget, unless the call gives seconds
+    simulations: int  # the budget, unless the call gives seconds
     dropout: float = 0.0  # the evaluator's dropout probability for this game's leaves (AlphaDDA2)
     target: float = 0.0  # the value the forest's rule aims at (AlphaDDA3's v̄ c)
     c: float | None = None  # the rule's exploration constant; None: the forest's c_puct

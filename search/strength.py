@@ -40,6 +40,7 @@ class StrengthAdjuster:
     """
 
     STATE: tuple[str, ...] = ()  # the attributes that hold what the adjuster has learnt (state_dict's fields)
+    RULE = None  # the search rule an AlphaZero search needs under it (search.puct.Rule); None: the search's own
 
     def __init__(self, floor: float | None = None):
         self.floor = floor

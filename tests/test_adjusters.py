@@ -3,12 +3,14 @@ it builds from its spec, plays whole games through the agent's hooks, saves and 
 another adjuster's state, starts a match afresh on reset, and learns between games exactly when its entry says so."""
 
 import json
+import re
 
 import pytest
 
 import games
 from games.game import State
 from search.agents import RandomAgent, SearchAgent
+from search.puct import PUCT_RULE
 from search.strength import Knobs, StrengthAdjuster
 from tuner.agents import AGENTS, make_agent, parse_spec
 from tuner.agents.adjusters import ADJUSTERS, DDA_KEYS, DSA_KEYS, SELECTORS, learns_between_games, named
@@ -100,3 +102,15 @@ def test_a_dda_key_without_its_adjuster_and_two_adjusters_are_one_line_errors():
         make_agent(C4, "az:net=uniform,dda=alphadda1,dsa=inter")
     with pytest.raises(ValueError, match="no alphadda1 settings for breakthrough to default to: give nh, a_sim"):
         make_agent("breakthrough", "az:net=uniform,dda=alphadda1")
+
+
+@pytest.mark.parametrize("name", named("dda"))
+def test_an_az_agent_searches_under_its_adjusters_rule_and_refuses_the_keys_it_sets(name):
+    kind = ADJUSTERS[name]
+    agent = make_agent(C4, spec_of(name), seed=0)
+    assert agent.puct.rule is (kind.rule or PUCT_RULE) is (type(agent.adjuster).RULE or PUCT_RULE)
+    for key, why in kind.conflicts:
+        value = {"time": "1", "dropout": "0.2", "reuse": "yes"}[key]
+        with pytest.raises(ValueError, match=re.escape(f"dda={name} {why}: drop {key}=")) as error:
+            make_agent(C4, f"az:net=uniform,dda={name},{key}={value}")
+        assert "\n" not in str(error.value)

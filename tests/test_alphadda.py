@@ -251,11 +251,16 @@ def test_a_forest_searches_by_its_rule_and_every_row_by_its_own_target():
     assert plain.visits.argmax() == win
 
 
-def test_an_agent_refuses_a_forest_of_another_rule():
+def test_an_agent_refuses_a_forest_of_another_rule_or_an_adjuster_reading_another_net():
+    net = UniformEvaluator()
     with pytest.raises(ValueError, match="searches under ALPHADDA3_RULE"):
-        AZAgent(C4, 0, PUCT(C4, UniformEvaluator()), 0, simulations=8, adjuster=AlphaDDA3(C4, UniformEvaluator(), nh=1))
+        AZAgent(C4, 0, PUCT(C4, net), 0, simulations=8, adjuster=AlphaDDA3(C4, net, nh=1))
     with pytest.raises(ValueError, match="searches under PUCT_RULE"):
-        AZAgent(C4, 0, PUCT(C4, UniformEvaluator(), rule=ALPHADDA3_RULE), 0, simulations=8)
+        AZAgent(C4, 0, PUCT(C4, net, rule=ALPHADDA3_RULE), 0, simulations=8)
+    with pytest.raises(ValueError, match="reads the values of its agent's forest"):
+        AZAgent(
+            C4, 0, PUCT(C4, net), 0, simulations=8, adjuster=AlphaDDA1(C4, UniformEvaluator(), **TABLE_1["connect4"])
+        )
 
 
 @pytest.mark.parametrize(
@@ -338,8 +343,9 @@ def test_alphadda1z_at_z_0_plays_every_legal_move_alike():
     """At v̄ c = z_0 (z = 0) the choice is uniform over every legal move, as Random's, not only over the
     moves the search visited (N_max 3: at most 2 of 7 columns visited): 140 draws land on all 7 columns,
     each within a generous band of 20."""
-    adjuster = AlphaDDA1Z(C4, Constant(0.2), nh=1, a_sim=2.0, b_sim0=-1.4, n_max=3, z_a=10.0, z_0=0.2)
-    agent = AZAgent(C4, 0, PUCT(C4, Constant(0.2), seed=0), 0, simulations=200, adjuster=adjuster, rth=0.0)
+    net = Constant(0.2)
+    adjuster = AlphaDDA1Z(C4, net, nh=1, a_sim=2.0, b_sim0=-1.4, n_max=3, z_a=10.0, z_0=0.2)
+    agent = AZAgent(C4, 0, PUCT(C4, net, seed=0), 0, simulations=200, adjuster=adjuster, rth=0.0)
     state, moves = play([3, 3]), []
     for seed in range(140):
         agent.new_game(seed)

@@ -16,7 +16,7 @@ from tuner.cli import main
 from tuner.study import objective
 from tuner.study.runner import load, run, run_trials, status, trial_seed
 from tuner.study.sampling import distributions, suggest
-from tuner.study.spec import TEMPLATES, StudyError, StudySpec, render
+from tuner.study.spec import KEYS, TEMPLATES, StudyError, StudySpec, render
 
 
 def trials_of(folder):
@@ -33,6 +33,14 @@ def test_templates_render_to_valid_commented_studies():
     for name, template in TEMPLATES.items():
         text = render(template, name)
         assert text.count("\n# ") >= 8  # every key is explained
+        lines = text.splitlines()
+        for i, line in enumerate(lines[1:], 1):  # each explained as KEYS says, so a new game or objective shows
+            key = line.partition(" = ")[0]
+            if key in KEYS and " = " in line and not line.startswith("#"):
+                j = i
+                while j > 0 and lines[j - 1].startswith("#"):
+                    j -= 1
+                assert f"# {KEYS[key]}" in lines[j:i], (name, key)
         spec = StudySpec.from_dict(tomllib.loads(text))
         assert spec.agent_spec(spec.default_values())
 

@@ -1,7 +1,8 @@
-"""Tuning, matches and the command line, in layers (this package imports none of them itself).
+"""The top layer: tuning, the composition of agents, matches, studies, play and the command line.
 
-- `tuner.strategies`: allocation strategies and parameter spaces, the lower layer that the compiled
-  search runs per simulation (it depends on `games` only);
-- above `search` and `nets`: `tuner.match` (matches, records, ratings), `tuner.study` (off-line
-  tuning in study folders) and `tuner.cli` (the `sparring` command).
+Everything here sits above `games`, `search` and `nets` (README, Layout; tests/test_layers.py), in this order:
+`tuner.provenance` (what produced a number), `tuner.strategies` (allocation strategies and spaces, whose
+compiled steps the search is handed), `tuner.samplers` (the strategies as Optuna samplers), `tuner.agents`
+(spec strings to agents: the composition root), `tuner.match`, `tuner.yardsticks`, `tuner.study`,
+`tuner.play` and `tuner.cli`. This package imports none of them itself.
 """

@@ -27,7 +27,10 @@ class AdjusterKind:
 
     `keys` are the spec keys it reads (defined in DSA_KEYS or DDA_KEYS); a key left out (None) takes the
     game's row of `tables` (AlphaDDA Tables 1-3) where it has one. `learns_between_games(options)` says
-    whether it carries what it learnt from one game of a match to the next.
+    whether it carries what it learnt from one game of a match to the next. For the agent that carries it:
+    `search_keys`, of its keys, go to the search rather than to the adjuster (AlphaDDA3's eq. 6 C), `rule`
+    is the search rule it needs (None: the agent's own), and `conflicts` are the agent's keys it sets itself,
+    each with why, which a spec must leave at their defaults.
     """
 
     name: str
@@ -37,6 +40,9 @@ class AdjusterKind:
     build: Callable[..., StrengthAdjuster]
     tables: dict = field(default_factory=dict)
     learns_between_games: Callable[[dict], bool] = lambda options: False
+    search_keys: tuple[str, ...] = ()
+    rule: object = None
+    conflicts: tuple[tuple[str, str], ...] = ()
 
 
 DSA_KEYS = {
@@ -92,16 +98,18 @@ def _both(game, o, evaluator=None) -> InterIntra:
 
 
 def _alphadda(cls, name):
-    """The builder of AlphaDDA adjuster `cls`: its settings from the spec, else the game's table row."""
+    """The builder of AlphaDDA adjuster `cls`: its settings from the spec, else the game's table row (less
+    those its search takes)."""
 
     def build(game, o, evaluator) -> StrengthAdjuster:
-        settings = dda_settings(ADJUSTERS[name], game, o)
-        settings.pop("c", None)  # AlphaDDA3's eq. 6 constant is its search's (the az agent's c)
-        return cls(game, evaluator, **settings)
+        kind = ADJUSTERS[name]
+        settings = dda_settings(kind, game, o)
+        return cls(game, evaluator, **{k: v for k, v in settings.items() if k not in kind.search_keys})
 
     return build
 
 
+_SETS_SIMULATIONS = ("time", "sets the number of simulations")
 _INTER_KEYS = ("dz", "dz_decay", "dz_min", "floor")
 _INTRA_KEYS = ("dz", "dsa_eps", "dsa_moves", "floor")
 ADJUSTERS = {
@@ -137,6 +145,7 @@ ADJUSTERS = {
             ("nh", "a_sim", "b_sim0", "n_max"),
             _alphadda(AlphaDDA1, "alphadda1"),
             TABLES["alphadda1"],
+            conflicts=(_SETS_SIMULATIONS,),
         ),
         AdjusterKind(
             "alphadda2",
@@ -145,6 +154,7 @@ ADJUSTERS = {
             ("nh", "a_drop", "p_drop0", "p_max"),
             _alphadda(AlphaDDA2, "alphadda2"),
             TABLES["alphadda2"],
+            conflicts=(("dropout", "sets the dropout probability"),),
         ),
         AdjusterKind(
             "alphadda3",
@@ -153,6 +163,9 @@ ADJUSTERS = {
             ("nh", "c"),
             _alphadda(AlphaDDA3, "alphadda3"),
             TABLES["alphadda3"],
+            search_keys=("c",),
+            rule=AlphaDDA3.RULE,
+            conflicts=(("reuse", "backs up values for one target at a time (eq. 7)"),),
         ),
         AdjusterKind(
             "alphadda1z",
@@ -162,6 +175,7 @@ ADJUSTERS = {
             _alphadda(AlphaDDA1Z, "alphadda1z"),
             TABLES["alphadda1z"],
             learns_between_games=lambda o: o["dz_0"] != 0,
+            conflicts=(_SETS_SIMULATIONS,),
         ),
     )
 }
@@ -204,6 +218,15 @@ def check(game, options: dict) -> AdjusterKind | None:
     if kind is not None and kind.selector == "dda":
         dda_settings(kind, game, options)
     return kind
+
+
+def search_settings(game, options: dict) -> dict:
+    """Of the adjuster's settings, those its agent's search takes (AlphaDDA3's eq. 6 C); {} for most."""
+    kind = selected(options)
+    if kind is None or not kind.search_keys:
+        return {}
+    settings = dda_settings(kind, game, options)
+    return {k: settings[k] for k in kind.search_keys}
 
 
 def learns_between_games(options: dict) -> bool:

@@ -16,7 +16,6 @@ import games
 from nets.shipped import resolve_net
 from search import perfect
 from search.agents import MCTSAgent, MinimaxAgent, RandomAgent
-from search.alphadda import ALPHADDA3_RULE
 from search.az import AZAgent, AZGroup
 from search.evaluator import MAX_DROPOUT
 from search.mcts import ALPHADDA, EPSILON, REF, UCB1, VO, C, K, T
@@ -196,13 +195,12 @@ def _make_az_group(game, seeds, options):
 
     o = options[0]
     evaluator = make_evaluator(o["net"], game, device=o["device"])
-    rule = ALPHADDA3_RULE if _aims(o) else PUCT_RULE
     puct = PUCT(
         game,
         evaluator,
         games=len(seeds),
         c_puct=o["c_puct"],
-        rule=rule,
+        rule=_rule(o),
         leaves=o["leaves"],
         root_eps=o["eps"],
         noise_weight=o["noise"],
@@ -213,7 +211,6 @@ def _make_az_group(game, seeds, options):
 
     def agent(row, seed, o):
         choice = _choice(game, o, evaluator)  # each game its own adjuster
-        c = adjusters.dda_settings(adjusters.ADJUSTERS["alphadda3"], game, o)["c"] if _aims(o) else None
         return AZAgent(
             game,
             seed,
@@ -223,7 +220,7 @@ def _make_az_group(game, seeds, options):
             seconds=o["time"],
             t_opening=o["t_opening"],
             tau=o["tau"],
-            c=c,
+            **adjusters.search_settings(game, o),  # c, where the adjuster sets the search's constant
             dropout=o["dropout"],
             **choice,
         )
@@ -231,14 +228,16 @@ def _make_az_group(game, seeds, options):
     return AZGroup([agent(row, seed, o) for row, (seed, o) in enumerate(zip(seeds, options))])
 
 
-def _aims(o) -> bool:
-    """Whether an az agent searches by AlphaDDA3's eqs. 6-7 (its forest's rule)."""
-    return o["dda"] == "alphadda3"
+def _rule(o):
+    """The search rule of an az agent's forest: its adjuster's (AlphaDDA3's eqs. 6-7), else eq. 8."""
+    kind = adjusters.selected(o)
+    return kind.rule if kind is not None and kind.rule is not None else PUCT_RULE
 
 
 def _forest(o) -> tuple:
     """What the az agents of one forest share: its evaluator, its settings and its rule."""
-    return (*(o[k] for k in ("net", "device", "c_puct", "leaves", "eps", "noise", "alpha", "reuse", "time")), _aims(o))
+    keys = ("net", "device", "c_puct", "leaves", "eps", "noise", "alpha", "reuse", "time")
+    return (*(o[k] for k in keys), _rule(o))
 
 
 def _check_az(game, o):
@@ -246,13 +245,14 @@ def _check_az(game, o):
     fight the adjuster."""
     resolve_net(o["net"], game)
     kind = adjusters.check(game, o)
-    name = None if kind is None else kind.name
-    if name in ("alphadda1", "alphadda1z") and o["time"] is not None:
-        raise ValueError(f"dda={name} sets the number of simulations: drop time=")
-    if name == "alphadda3" and o["reuse"] == "yes":
-        raise ValueError("dda=alphadda3 backs up values for one target at a time (eq. 7): drop reuse=yes")
-    if name == "alphadda2" and o["dropout"] > 0:
-        raise ValueError("dda=alphadda2 sets the dropout probability: drop dropout=")
+    for key, why in () if kind is None else kind.conflicts:
+        if o[key] != _AZ_KEYS[key].default:
+            raise ValueError(f"{kind.selector}={kind.name} {why}: drop {key}={_text(o[key])}")
+
+
+def _text(value) -> str:
+    """A key's value as a spec writes it: yes, 0.2, 2 (not 2.0)."""
+    return str(int(value)) if isinstance(value, float) and value == int(value) else str(value)
 
 
 def _make_perfect(game, seed, o):

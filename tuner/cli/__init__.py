@@ -48,11 +48,7 @@ def main(argv=None) -> int:
     try:
         return args.run(args)
     except (CommandError, StudyError) as error:
-        sub = (
-            getattr(args, "study_command", None)
-            or getattr(args, "net_command", None)
-            or getattr(args, "profiles_command", None)
-        )
+        sub = next((v for k, v in vars(args).items() if k.endswith("_command") and v), None)  # e.g. study_command
         command = args.command + (f" {sub}" if sub else "")
         print(f"sparring {command}: error: {error}", file=sys.stderr)
         return 2

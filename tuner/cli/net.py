@@ -20,7 +20,7 @@ def _init(args) -> int:
 
     torch.manual_seed(args.seed)
     try:
-        model = nets.build(args.game, args.size)
+        model = nets.build(args.game, args.size, kind=args.kind)
     except ValueError as e:
         raise CommandError(str(e)) from None
     command = "sparring " + " ".join(sys.argv[1:]) if sys.argv[1:] else "sparring net init"
@@ -97,6 +97,7 @@ def add_commands(sub) -> None:
     init.add_argument("game", choices=games.names(), metavar="GAME", help=f"one of {', '.join(games.names())}")
     init.add_argument("--out", required=True, metavar="PATH", help="the checkpoint to write (replaced atomically)")
     init.add_argument("--size", default="small", help="small (32 filters, for CPUs; default) or paper (256)")
+    init.add_argument("--kind", default="resnet", help="the architecture, a key of nets.ARCHITECTURES (resnet)")
     init.add_argument("--seed", type=int, default=0, help="seeds the initial weights (0)")
     init.set_defaults(run=_init)
     info = commands.add_parser(

@@ -14,6 +14,7 @@ RAW = argparse.RawDescriptionHelpFormatter
 
 # option -> (TrainConfig field, type, help); each defaults to the game's Table A1 value or the stored run's
 _SETTINGS = {
+    "--kind": ("kind", str, "network architecture, a key of nets.ARCHITECTURES (resnet)"),
     "--size": ("size", str, "network size: small (32 filters, for CPUs; default) or paper (256, Table A1)"),
     "--filters": ("filters", int, "override the size's filters"),
     "--blocks": ("blocks", int, "override the size's residual blocks"),
@@ -69,13 +70,13 @@ def _config(args):
 
 
 def _arch_of(path: str, game: str) -> dict:
-    """The size, filters and blocks of the net at `path`, as TrainConfig fields (a one-line error if unreadable)."""
+    """The kind, size, filters and blocks of the net at `path`, as TrainConfig fields (one-line error if unreadable)."""
     import nets
 
     arch = nets.load(path, game=game).arch
     if arch.size in nets.SIZES[game]:
-        return {"size": arch.size}
-    return {"size": "small", "filters": arch.filters, "blocks": arch.blocks}
+        return {"kind": arch.kind, "size": arch.size}
+    return {"kind": arch.kind, "size": "small", "filters": arch.filters, "blocks": arch.blocks}
 
 
 def _train(args) -> int:

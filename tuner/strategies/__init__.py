@@ -1,9 +1,10 @@
-"""Allocation strategies and parameter spaces: the lower layer of `tuner`, which the search runs.
+"""Allocation strategies and parameter spaces, on-line (inside the search) and off-line (studies).
 
-This package depends on `games` only (jit, rng): the compiled search calls its strategies before
-and after every simulation [SA-MCTS Fig. 1], and the off-line studies above `search` use the same
-code. One module per strategy (`_nmc`, `_lsi`, `_ea`, `_ntbea`, `_grid` for grid and random,
-`_cmaes`), one entry each in `REGISTRY`.
+The compiled search calls a strategy's steps before and after every simulation [SA-MCTS Fig. 1]: it is
+handed them as a kernel argument (`Strategy.steps`, the protocol `search.allocation` declares), so this
+package sits above `search` and imports only its protocol; the off-line studies use the same code.
+One module per strategy (`_nmc`, `_lsi`, `_ea`, `_ntbea`, `_grid` for grid and random, `_cmaes`), one
+entry each in `REGISTRY`.
 
 >>> from tuner.strategies import make_strategy, sa_mcts_space
 >>> strategy = make_strategy(sa_mcts_space(["K", "Ref"]), "ntbea", seed=0)

@@ -114,6 +114,11 @@ class StudySampler(AllocationSampler):
     def rewards(self, study, trials) -> dict[int, float]:
         return {t.number: t.user_attrs["reward"] for t in trials if _told(t)}
 
+    def params_of(self, strategy, x, search_space: dict) -> dict:
+        """As the adapter's, each value as its distribution holds it (`typed`: a float for a study's discrete
+        values, as its records keep them)."""
+        return {n: typed(search_space[n], v) for n, v in super().params_of(strategy, x, search_space).items()}
+
 
 class SkoptSampler(_ReplaySampler):
     """scikit-optimize's Gaussian-process `Optimizer` (ask/tell) as an Optuna sampler.

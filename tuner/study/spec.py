@@ -54,7 +54,7 @@ KEYS = {
     "game": "the game: " + ", ".join(games.names()),
     "agent": "the agent under tuning, a spec with a {placeholder} for each tuned parameter",
     "opponents": "list of opponent specs",
-    "objective": "winrate, dda_d or balance",
+    "objective": ", ".join(list(OBJECTIVES)[:-1]) + " or " + list(OBJECTIVES)[-1],
     "games": "games per trial against each opponent in each seat",
     "trials": "finished trials to reach (the budget; `study run --trials` overrides it)",
     "total_games": "the budget as games in all, instead of trials (trials = total_games / games of a trial)",
