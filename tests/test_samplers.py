@@ -211,3 +211,11 @@ def test_stepped_and_log_ranges_are_searched_on_their_grid():
     cma.optimize(objective, n_trials=60)
     assert all(relative[1:])  # every proposal after the first was CMA-ES's own, none replaced by a random draw
     assert abs(math.log10(cma.best_params["lr"]) + 3) < 0.5  # searched in the logarithm
+
+
+@pytest.mark.parametrize("name", SAMPLERS)
+def test_a_multi_objective_study_is_refused_in_one_line_naming_what_to_use(name):
+    study = optuna.create_study(directions=["maximize", "minimize"], sampler=SAMPLERS[name](0))
+    with pytest.raises(ValueError, match="single-objective studies only: for several objectives use") as error:
+        study.optimize(lambda t: (t.suggest_float("x", 0, 1), t.suggest_int("n", 0, 3)), n_trials=1)
+    assert "\n" not in str(error.value) and "NSGAIISampler" in str(error.value)

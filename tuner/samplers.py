@@ -29,7 +29,9 @@ reward is the trial's value scaled to [0, 1] by the smallest and largest finishe
 when minimising), so any objective's scale works. The state is therefore all in the storage: several
 processes on one journal or RDB storage, `n_jobs` threads, and a resumed study all continue the same
 search (with one worker, exactly). EA, NTBEA and CMA-ES ask one point until told its reward, so trials
-asked at once by parallel workers replay one point: give them one worker. Single-objective studies only.
+asked at once by parallel workers replay one point: give them one worker. Single-objective studies only: a
+multi-objective one is refused with a one-line ValueError. `tests/test_optuna_suite.py` runs Optuna's own
+sampler suite (`optuna.testing.pytest_samplers`) over every strategy.
 """
 
 from __future__ import annotations
@@ -93,18 +95,17 @@ class AllocationSampler(optuna.samplers.BaseSampler):
     # --- the search space --------------------------------------------------------------------------
 
     def infer_relative_search_space(self, study, trial) -> dict[str, BaseDistribution]:
-        if len(study.directions) > 1:
-            raise ValueError(f"{type(self).__name__} handles single-objective studies only")
+        self._single_objective(study)
         if self.search_space is not None:
             return dict(self.search_space)
-        space = {}
-        for name, dist in self._spaces.calculate(study).items():
-            if dist.single():
-                continue
-            if self.continuous and isinstance(dist, CategoricalDistribution):
-                continue  # left to random sampling
-            space[name] = dist
-        return space
+        return self._searched({n: d for n, d in self._spaces.calculate(study).items() if not d.single()})
+
+    def _searched(self, search_space: dict) -> dict:
+        """The parameters the strategy searches: all but CMA-ES's categoricals (left to random sampling,
+        `sample_independent`)."""
+        return {
+            n: d for n, d in search_space.items() if not (self.continuous and isinstance(d, CategoricalDistribution))
+        }
 
     def values(self, name: str, dist: BaseDistribution) -> list:
         """The finite values a discrete strategy chooses among for one parameter."""
@@ -138,15 +139,30 @@ class AllocationSampler(optuna.samplers.BaseSampler):
 
     # --- sampling ----------------------------------------------------------------------------------
 
+    def _single_objective(self, study) -> None:
+        """ValueError in one line for a multi-objective study: our strategies learn one reward."""
+        if len(study.directions) > 1:
+            raise ValueError(
+                f"{type(self).__name__} handles single-objective studies only: for several objectives "
+                "use one of Optuna's multi-objective samplers (NSGAIISampler, TPESampler)"
+            )
+
     def sample_relative(self, study, trial, search_space: dict) -> dict:
-        if not search_space:
-            return {}
-        trials = study.get_trials(deepcopy=False)
-        earlier = sorted(
-            (t for t in trials if t.number < trial.number and self.replayed(t, search_space)), key=lambda t: t.number
-        )
-        strategy = self.rebuild(earlier, search_space, self.rewards(study, earlier))
-        return self.params_of(strategy, strategy.ask(), search_space)
+        """The strategy's next point over the parameters it searches; the others of `search_space` (CMA-ES's
+        categoricals) drawn as `sample_independent` draws them."""
+        self._single_objective(study)
+        searched = self._searched(search_space)
+        out = {}
+        if searched:
+            trials = study.get_trials(deepcopy=False)
+            replay = (t for t in trials if t.number < trial.number and self.replayed(t, searched))
+            earlier = sorted(replay, key=lambda t: t.number)
+            strategy = self.rebuild(earlier, searched, self.rewards(study, earlier))
+            out = self.params_of(strategy, strategy.ask(), searched)
+        for name, dist in search_space.items():
+            if name not in out:
+                out[name] = self.sample_independent(study, trial, name, dist)
+        return out
 
     def params_of(self, strategy, x, search_space: dict) -> dict:
         """The trial parameters of the strategy's point x (value indices, or a point of [0, 1]^d)."""
@@ -161,6 +177,7 @@ class AllocationSampler(optuna.samplers.BaseSampler):
 
     def sample_independent(self, study, trial, param_name, param_distribution):
         """A uniform draw seeded by (seed, trial number, parameter name): the same in a resumed study."""
+        self._single_objective(study)
         key = [self._seed, trial.number, zlib.crc32(param_name.encode())]
         random = optuna.samplers.RandomSampler(seed=int(np.random.SeedSequence(key).generate_state(1)[0]))
         return random.sample_independent(study, trial, param_name, param_distribution)
