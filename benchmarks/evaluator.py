@@ -26,13 +26,13 @@ from search.puct import PUCT, Request
 from tuner.provenance import environment
 
 
-def random_positions(game, n: int, seed: int) -> list:
-    """n positions a few random moves into the game (never terminal)."""
+def random_positions(game, n: int, seed: int, plies: tuple[int, int] = (0, 8)) -> list:
+    """n positions a few random moves into the game, from plies[0] to plies[1] - 1 of them (never terminal)."""
     rng = np.random.default_rng(seed)
     out = []
     while len(out) < n:
         state = game.new_initial_state()
-        for _ in range(int(rng.integers(0, 8))):
+        for _ in range(int(rng.integers(*plies))):
             state.apply_action(int(rng.choice(state.legal_actions())))
             if state.is_terminal():
                 break

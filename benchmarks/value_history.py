@@ -15,28 +15,13 @@ import json
 import statistics
 import time
 
-import numpy as np
-
 import games
 from benchmarks.common import environment
+from benchmarks.evaluator import random_positions
 from nets.shipped import make_evaluator
 from search.alphadda import TABLE_1, AlphaDDA1
 from search.az import AZAgent, learn_values
 from search.puct import PUCT, Request
-
-
-def positions(game, count: int, seed: int) -> list:
-    """`count` positions after 6-14 seeded random plies (none over)."""
-    rng, out = np.random.default_rng(seed), []
-    while len(out) < count:
-        state = game.new_initial_state()
-        for _ in range(int(rng.integers(6, 15))):
-            state.apply_action(int(rng.choice(state.legal_actions())))
-            if state.is_terminal():
-                break
-        if not state.is_terminal():
-            out.append(state)
-    return out
 
 
 def figures(game, evaluator, g: int, simulations: int, rounds: int, seed: int) -> dict:
@@ -47,7 +32,7 @@ def figures(game, evaluator, g: int, simulations: int, rounds: int, seed: int) -
         )
         for k in range(g)
     ]
-    states = positions(game, g, seed)
+    states = random_positions(game, g, seed, plies=(6, 15))  # N_h positions of history each
     one, each, search = [], [], []
     for _ in range(rounds + 1):  # the first round warms up
         for a in agents:
