@@ -83,3 +83,10 @@ def test_a_spec_round_trips_is_listed_by_help_and_refuses_an_unknown_key(name):
     with pytest.raises(ValueError, match=f"unknown key 'nokey' for agent '{name}'.*valid keys") as error:
         parse_spec(f"{name}:nokey=1")
     assert "\n" not in str(error.value)
+
+
+@pytest.mark.parametrize("spec", ["mcts:simulations=1e20", "az:simulations=1e19", "minimax:depth=1e30"])
+def test_a_whole_number_too_large_for_the_search_is_a_one_line_error(spec):
+    with pytest.raises(ValueError, match="expected a whole number from 1 to 9.22337e\\+18") as error:
+        parse_spec(spec)
+    assert "\n" not in str(error.value)

@@ -28,8 +28,14 @@ class Key:
     doc: str
 
 
+INT64_MAX = 2**63 - 1  # what compiled code counts in: a whole number beyond it cannot reach a search
+
+
 def number(low=0.0, high=math.inf, infinite=False, integer=False) -> Callable[[Any], Any]:
-    """A parser of numbers in [low, high] (inf only if `infinite`; whole numbers if `integer`)."""
+    """A parser of numbers in [low, high] (inf only if `infinite`; whole numbers if `integer`, and then at most
+    INT64_MAX unless `infinite`)."""
+    if integer and not infinite:
+        high = min(high, INT64_MAX)
     kind = ("a whole number" if integer else "a number") + (f" from {low:g}" if low > -math.inf else " or -inf")
     kind += f" to {high:g}" if high < math.inf else (" or inf" if infinite else "")
 
