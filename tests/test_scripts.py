@@ -19,6 +19,10 @@ SCRIPTS = [
     ("benchmarks.forward", ["--games", "connect4", "--sizes", "small", "--rounds", "1", "--json", "{tmp}/out.json"]),
     ("benchmarks.tuning_overhead", ["--simulations", "30", "--rounds", "1", "--steps", "99", "--json", "{tmp}/o.json"]),
     ("benchmarks.value_history", ["--games", "2", "--simulations", "4", "--rounds", "1", "--json", "{tmp}/o.json"]),
+    (
+        "benchmarks.samplers",
+        ["--seeds", "1", "--trials", "50", "--problems", "mixed", "--samplers", "ntbea,lsi,random", "--out", "{tmp}"],
+    ),
 ]
 
 
