@@ -30,7 +30,7 @@ import math
 import numpy as np
 
 from games.jit import kernel
-from search.evaluator import MAX_DROPOUT
+from search.evaluator import MAX_DROPOUT, clean_values
 from search.puct import Rule
 from search.strength import Knobs, StrengthAdjuster, inter_game_step
 
@@ -117,11 +117,9 @@ class ValueAdjuster(StrengthAdjuster):
         are evaluated here, undamaged (the az agents learn them beforehand, all games in one forward)."""
         missing = self.pending(state)
         if missing:
-            for row, (_, position) in enumerate(missing):
-                self.batch.put(row, position)  # dropout 0: the undamaged net
-            self.evaluator.evaluate(self.batch, len(missing))
-            for row, (ply, position) in enumerate(missing):
-                self.learn(ply, position, float(self.batch.values[row]))
+            values = clean_values(self.evaluator, self.batch, [position for _, position in missing])
+            for (ply, position), value in zip(missing, values):
+                self.learn(ply, position, float(value))
         history = state.history()
         plies = range(max(0, len(history) - self.nh + 1), len(history) + 1)
         sign = 1.0 if state.current_player() == 0 else -1.0  # c_AlphaDDA

@@ -191,6 +191,15 @@ class UniformEvaluator:
             playout_values(g.kernels, batch.states, batch.keys, n, g.max_legal, self.salt, batch.values)
 
 
+def clean_values(evaluator: Evaluator, batch: Batch, states: list) -> np.ndarray:
+    """The evaluator's undamaged values of `states` (each from its player to move's view), in one forward over the
+    first rows of `batch` (capacity >= len(states)): positions outside a search, such as AlphaDDA's value history."""
+    for row, state in enumerate(states):
+        batch.put(row, state)  # dropout 0: the undamaged net
+    evaluator.evaluate(batch, len(states))
+    return batch.values[: len(states)].copy()
+
+
 @kernel
 def write_legal(g, s, out, row, buf):
     """Set out[row] (bool [B, A]) to the legal-action mask of state `s`; return the number of legal actions.

@@ -33,7 +33,7 @@ import numpy as np
 from games.game import State
 from games.jit import kernel
 from games.rng import derive_seeds, gamma, make_rng, next_u64, randint, uniform
-from search.evaluator import Batch, write_legal
+from search.evaluator import Batch, clean_values, write_legal
 from search.mcts import SearchResult
 
 Forest = namedtuple(
@@ -452,10 +452,7 @@ class PUCT:
         forward; positions outside any search, such as AlphaDDA's value history."""
         if self._values is None or self._values.capacity < len(positions):
             self._values = self.evaluator.new_batch(self.game, max(len(positions), self.games))
-        for row, position in enumerate(positions):
-            self._values.put(row, position)
-        self.evaluator.evaluate(self._values, len(positions))
-        return self._values.values[: len(positions)].copy()
+        return clean_values(self.evaluator, self._values, positions)
 
     def _result(self, i: int, simulations: int, seconds: float) -> SearchResult:
         f = self.forest

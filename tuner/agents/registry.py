@@ -22,7 +22,7 @@ from search.mcts import ALPHADDA, EPSILON, REF, UCB1, VO, C, K, T
 from search.puct import PUCT, PUCT_RULE
 from tuner.agents import adjusters
 from tuner.agents.adjusters import DDA_KEYS, DSA_KEYS
-from tuner.agents.spec import Key, choice, number
+from tuner.agents.spec import Key, choice, number, value_text
 from tuner.strategies import NAMES as STRATEGY_NAMES
 from tuner.strategies import REGISTRY as STRATEGIES
 from tuner.strategies import check_settings, make_strategy, sa_mcts_space
@@ -247,12 +247,7 @@ def _check_az(game, o):
     kind = adjusters.check(game, o)
     for key, why in () if kind is None else kind.conflicts:
         if o[key] != _AZ_KEYS[key].default:
-            raise ValueError(f"{kind.selector}={kind.name} {why}: drop {key}={_text(o[key])}")
-
-
-def _text(value) -> str:
-    """A key's value as a spec writes it: yes, 0.2, 2 (not 2.0)."""
-    return str(int(value)) if isinstance(value, float) and value == int(value) else str(value)
+            raise ValueError(f"{kind.selector}={kind.name} {why}: drop {key}={value_text(o[key])}")
 
 
 def _make_perfect(game, seed, o):

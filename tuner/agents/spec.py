@@ -81,12 +81,7 @@ class AgentSpec:
 
     def __str__(self) -> str:
         def text(key):
-            if key in self.placeholders:
-                return f"{{{self.placeholders[key]}}}"
-            value = self.options[key]
-            if isinstance(value, float) and (math.isinf(value) or value == int(value)) and abs(value) < 1e15:
-                return ("inf" if value > 0 else "-inf") if math.isinf(value) else str(int(value))
-            return str(value)
+            return f"{{{self.placeholders[key]}}}" if key in self.placeholders else value_text(self.options[key])
 
         items = ",".join(f"{key}={text(key)}" for key in self.given)
         return f"{self.name}:{items}" if items else self.name
@@ -101,6 +96,13 @@ class AgentSpec:
             except ValueError as error:
                 raise ValueError(f"bad value {values[name]!r} for {key!r} in {self}: {error}") from None
         return AgentSpec(self.name, options, self.given)
+
+
+def value_text(value) -> str:
+    """A key's value as a spec writes it: yes, 0.2, 2 (not 2.0), inf."""
+    if isinstance(value, float) and (math.isinf(value) or value == int(value)) and abs(value) < 1e15:
+        return ("inf" if value > 0 else "-inf") if math.isinf(value) else str(int(value))
+    return str(value)
 
 
 def parse(spec: str, table: dict, placeholders: bool = False) -> AgentSpec:
