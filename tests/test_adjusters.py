@@ -89,8 +89,13 @@ def test_it_learns_between_games_exactly_when_its_entry_says_so_and_reset_forget
     adjuster.new_game()
     learnt = adjuster.state_dict() != start
     assert learnt == learns_between_games(parse_spec(spec_of(name)).options)
+    after_win = adjuster.state_dict()
     adjuster.reset()
     assert adjuster.state_dict() == start
+    adjuster.new_game()
+    adjuster.game_over([-1.0, 1.0], 0)  # a loss: what a learner takes from it is not what it took from a win
+    adjuster.new_game()
+    assert (adjuster.state_dict() != after_win) == learnt
 
 
 def test_a_dda_key_without_its_adjuster_and_two_adjusters_are_one_line_errors():
