@@ -114,3 +114,12 @@ def test_a_search_tunes_with_cmaes_a_generation_at_a_time():
     assert set(report["recommended"]) == {"C", "eps", "K", "Ref"} and 0 <= report["recommended"]["K"] <= 2000
     agent.new_game()
     assert agent.search.tuners[0].evaluations == 0
+
+
+def test_a_stopped_cmaes_starts_again_when_it_forgets():
+    es = CMAES(Space([Param("a", (0.0, 1.0), 0.0, 1.0, 0.5), Param("b", (0.0, 1.0), 0.0, 1.0, 0.5)]), seed=0)
+    es.finished, es.best = True, np.array([0.5, 0.5])  # as after pycma stopped and its mean was scored
+    es.forget(1.0)
+    assert es.finished
+    es.forget(0.5)
+    assert not es.finished and es.generations == 0

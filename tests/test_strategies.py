@@ -401,3 +401,61 @@ def test_a_strategy_is_marked_sequential_exactly_when_it_asks_one_point_until_to
     strategy = make_strategy(sa_mcts_space(["C", "eps", "K", "Ref"]), name, seed=0)
     again = np.array_equal(strategy.ask(), strategy.ask())
     assert again == REGISTRY[name].sequential
+
+
+@pytest.mark.parametrize("grouped", [True, False])
+def test_nmc_after_forgetting_exploits_by_ucb1_over_discounted_statistics(grouped, monkeypatch):
+    """Forgetting by gamma weighs a reward told k forgettings ago gamma^k. Against a brute-force UCB1 over those
+    weights (width from the undiscounted total): every answer has the best discounted score, grouped or not."""
+    monkeypatch.setattr(_nmc, "SCAN_MAX", 0 if grouped else 1 << 30)
+    space = Space([Param(f"p{i}", tuple(range(4)), 0.0, 3.0, 0.0) for i in range(2)])
+    nmc, rng, gamma = Strategy(space, "nmc", seed=4, eps0=0.0), np.random.default_rng(4), 0.7
+    told = {}  # combination -> [weight, weighted reward sum]
+    for step in range(1, 401):
+        x = tuple(int(v) for v in rng.integers(0, 4, 2)) if rng.random() < 0.6 else tuple(nmc.ask())
+        reward = float(rng.random() < 0.2 + 0.2 * x[0])
+        weight, total = told.get(x, (0.0, 0.0))
+        told[x] = (weight + 1.0, total + reward)
+        nmc.tell(x, reward)
+        if step % 25 == 0:
+            nmc.forget(gamma)
+            told = {c: (w * gamma, s * gamma) for c, (w, s) in told.items()}
+        if step % 10 == 5:
+            width = np.sqrt(np.log(step))
+            scores = {c: s / w + width / np.sqrt(w) for c, (w, s) in told.items()}
+            best = max(scores.values())
+            tied = {c for c, v in scores.items() if np.isclose(v, best, rtol=0, atol=1e-9)}
+            assert {tuple(nmc.ask()) for _ in range(20)} <= tied, step
+
+
+@pytest.mark.parametrize("kind", sorted(COMPILED))
+def test_forgetting_weighs_past_rewards_less_and_keeps_their_means(kind):
+    space, mean, _ = three_by_five()
+    strategy = Strategy(space, kind, seed=2, **({"budget": 10_000} if kind == "lsi" else {}))
+    run(strategy, mean, 300)
+    n, s = strategy.arrays["value_n"].copy(), strategy.arrays["value_s"].copy()
+    combo_n = strategy.arrays["combo_n"].copy()
+    strategy.forget(0.25)
+    assert np.allclose(strategy.arrays["value_n"], 0.25 * n) and np.allclose(strategy.arrays["value_s"], 0.25 * s)
+    assert np.allclose(strategy.arrays["combo_n"], 0.25 * combo_n)
+    if "value_r" in strategy.arrays:
+        sampled = n > 0
+        assert np.allclose(strategy.arrays["value_r"][sampled], 1 / np.sqrt(0.25 * n[sampled]))
+    x = strategy.ask()  # and it goes on asking legal points and learning
+    strategy.tell(x, 1.0)
+    assert strategy.arrays["value_n"][0, x[0]] == pytest.approx(0.25 * n[0, x[0]] + 1.0)
+    strategy.forget(1.0)  # 1: nothing forgotten
+    assert strategy.arrays["value_n"][0, x[0]] == pytest.approx(0.25 * n[0, x[0]] + 1.0)
+
+
+def test_a_settled_lsi_starts_a_new_round_when_it_forgets():
+    space, mean, best = three_by_five()
+    lsi = Strategy(space, "lsi", seed=3, budget=400)
+    run(lsi, mean, 400)
+    assert lsi.finished
+    lsi.forget(1.0)
+    assert lsi.finished  # nothing forgotten: it keeps its winner
+    lsi.forget(0.5)
+    assert not lsi.finished and lsi.total == 0
+    run(lsi, mean, 400)
+    assert lsi.finished

@@ -67,6 +67,12 @@ class CMAES:
         self._points, self._scoring_mean = None, False
         self._pending: list[tuple[np.ndarray, float]] = []
 
+    def forget(self, factor: float) -> None:
+        """CMA-ES keeps no reward statistics to discount (its distribution follows the latest generations):
+        with factor < 1, a search that pycma has stopped starts again, its stream going on."""
+        if factor < 1.0 and self.finished:
+            self.reset()
+
     @property
     def generations(self) -> int:
         return int(self.es.countiter)

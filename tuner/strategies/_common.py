@@ -77,6 +77,26 @@ def stats_args(arrays: dict, ucb: bool = False) -> tuple:
     return tuple(arrays[n] for n in names)
 
 
+def forget_stats(arrays: dict, factor: float) -> None:
+    """Weigh every reward learnt so far by `factor` (discounted statistics: a reward told k forgettings ago
+    counts factor^k), keeping each mean; the 1 / sqrt(n) caches follow. The total stays, so UCB's
+    exploration bonus grows as old rewards fade."""
+    for name in ("value_n", "value_s"):
+        arrays[name] *= factor
+    combos = arrays["combos"]
+    combos[:, N : S + 1] *= factor
+    if combos.shape[1] > R:
+        refresh_inverse_sqrt(combos[:, N], combos[:, R])
+    if "value_r" in arrays:
+        refresh_inverse_sqrt(arrays["value_n"], arrays["value_r"])
+
+
+def refresh_inverse_sqrt(n: np.ndarray, out: np.ndarray) -> None:
+    """out = 1 / sqrt(n) where n > 0, in place (elsewhere, the unsampled, out stays as it was)."""
+    sampled = n > 0
+    out[sampled] = 1.0 / np.sqrt(n[sampled])
+
+
 @kernel(inline="always")
 def set_stats(st, sizes, rules, value_n, value_s, combos):
     """Fill the statistics fields of a new state (constructors only)."""

@@ -36,7 +36,9 @@ from tuner.strategies._common import (
     R,
     StateType,
     code,
+    forget_stats,
     get_row,
+    refresh_inverse_sqrt,
     record_ucb,
     set_row,
     set_stats,
@@ -160,6 +162,15 @@ def make_state(space, settings) -> tuple:
         total > SCAN_MAX,
     )
     return st, arrays
+
+
+def forget(arrays: dict, factor: float) -> None:
+    """`forget_stats`, and the copies of each group's samples that a choice reads: a group's members keep
+    equal samples, and every mean its place, so the groups stay as they are."""
+    forget_stats(arrays, factor)
+    stats = arrays["group_stats"]
+    stats[:, GN] *= factor
+    refresh_inverse_sqrt(stats[:, GN], stats[:, GR])
 
 
 @kernel(inline="always")

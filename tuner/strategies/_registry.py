@@ -15,7 +15,7 @@ from numba.experimental import structref
 
 from search.allocation import AllocationSteps
 from tuner.strategies import _ea, _grid, _lsi, _nmc, _ntbea
-from tuner.strategies._common import CompiledState, recommend_lcb
+from tuner.strategies._common import CompiledState, forget_stats, recommend_lcb
 from tuner.strategies._settings import Setting
 
 
@@ -24,8 +24,8 @@ class Entry:
     """One allocation strategy.
 
     Compiled strategies give `state` (their StructRef type), `make_state(space, settings)` -> (compiled
-    state, its arrays by name), and the steps `choose(st, rng, x)`, `update(st, x, reward, rng)` and
-    `recommend(st, x)`. A strategy in Python that runs a generation at a time (CMA-ES) gives `load()`,
+    state, its arrays by name), the steps `choose(st, rng, x)`, `update(st, x, reward, rng)` and
+    `recommend(st, x)`, and `forget(arrays, factor)`, which discounts what was learnt. A strategy in Python that runs a generation at a time (CMA-ES) gives `load()`,
     which imports and returns its class, so its dependency is imported only when it is used.
     """
 
@@ -38,6 +38,7 @@ class Entry:
     update: Callable | None = None
     recommend: Callable = recommend_lcb
     finished: Callable | None = None  # compiled: whether the strategy has settled for good
+    forget: Callable = forget_stats  # compiled: (arrays, factor) weighs every reward learnt so far by factor
     load: Callable | None = None
     sequential: bool = False  # asks the same point until it is told its reward: one trial at a time in a study
 
@@ -96,6 +97,7 @@ REGISTRY = {
             _nmc.make_state,
             _nmc.choose,
             _nmc.update,
+            forget=_nmc.forget,
         ),
         Entry(
             "ea",

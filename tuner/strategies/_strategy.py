@@ -41,6 +41,10 @@ class AllocationStrategy(Protocol):
     def reset(self, seed: int | None = None) -> None:
         """Forget everything learnt (a new game, for on-line tuning); `seed`, if given, reseeds."""
 
+    def forget(self, factor: float) -> None:
+        """Forget some of what was learnt, to follow a target that moves: rewards so far weigh `factor` in
+        (0, 1] (1: nothing forgotten); a strategy that has settled for good starts a new round if factor < 1."""
+
     def report(self) -> dict:
         """What the strategy did so far, for people."""
 
@@ -103,6 +107,16 @@ class Strategy:
         if seed is not None:
             self.rng = make_rng(seed)
         self.compiled, self.arrays = self.entry.make_state(self.space, self.settings)
+
+    def forget(self, factor: float) -> None:
+        """Weigh every reward told so far by `factor` (means kept: discounted UCB); LSI, once settled, starts a
+        new round instead (its stream goes on)."""
+        if factor == 1.0:
+            return
+        if self.finished:
+            self.reset()
+        else:
+            self.entry.forget(self.arrays, factor)
 
     @property
     def total(self) -> int:
