@@ -54,6 +54,36 @@ _Z = {"z_a": 10.0, "z_0": 0.6, "dz_0": 0.375}  # the first alphadda1z-connect4 s
 # the AlphaZero it faces (at Table 1's N_max, AlphaZero's own budget, it scored 0.15 as second player on Connect4)
 TABLE_1Z = {game: {**TABLE_1[game], "n_max": 4 * TABLE_1[game]["n_max"], **_Z} for game in TABLE_1}
 TABLES = {"alphadda1": TABLE_1, "alphadda2": TABLE_2, "alphadda3": TABLE_3, "alphadda1z": TABLE_1Z}
+GRID_A2 = {  # the values AlphaDDA1's grid search tried [AlphaDDA Table A2] (B_sim0 negative: see above)
+    "connect4": {"nh": (1, 2, 3, 4), "a_sim": (1.6, 2.0, 2.4), "b_sim0": (-1.6, -1.5, -1.4, -1.3, -1.2)},
+    "othello6": {"nh": (1, 2, 3, 4, 5), "a_sim": (1.4, 1.6, 2.0, 2.4), "b_sim0": (-1.8, -1.6, -1.4, -1.2)},
+    "othello": {"nh": (1, 2, 3, 4, 5), "a_sim": (1.6, 2.0, 2.4, 2.8), "b_sim0": (-1.8, -1.6, -1.4, -1.2)},
+}
+N_MAX_A2 = {"connect4": (200, 300, 400), "othello6": (200, 300, 400), "othello": (400, 600)}
+GRID_A3 = {  # AlphaDDA2's [AlphaDDA Table A3] (P_drop0 negative: see above)
+    "connect4": {"nh": (1, 2, 3, 4), "a_drop": (0.5, 1, 5, 10, 20), "p_drop0": (-0.9, -0.8, -0.6, -0.4, -0.2, 0)},
+    "othello6": {"nh": (1, 2, 3, 4), "a_drop": (1, 5, 10, 20), "p_drop0": (-0.9, -0.8, -0.6, -0.5, -0.4)},
+    "othello": {"nh": (1, 2, 3, 4, 5), "a_drop": (5, 10, 20, 40), "p_drop0": (-0.9, -0.8, -0.6, -0.4)},
+}
+GRID_A4 = {  # AlphaDDA3's [AlphaDDA Table A4]
+    "connect4": {"nh": (1, 2, 3, 4, 5), "c": (0.25, 0.5, 0.75, 1.0, 1.25)},
+    "othello6": {"nh": (1, 2, 3, 4, 5), "c": (0.25, 0.5, 0.6, 0.75, 0.9, 1.0)},
+    "othello": {"nh": (1, 2, 3, 4, 5), "c": (0.25, 0.5, 0.6, 0.75, 0.9, 1.0)},
+}
+GRIDS = {
+    "alphadda1": {g: {**GRID_A2[g], "n_max": N_MAX_A2[g]} for g in GRID_A2},
+    "alphadda2": GRID_A3,
+    "alphadda3": GRID_A4,
+    "alphadda1z": {  # Table A2's AlphaDDA1 values, and z_a, z_0 of the first alphadda1z study (ours)
+        g: {
+            **GRID_A2[g],
+            "n_max": tuple(4 * n for n in N_MAX_A2[g]),
+            "z_a": (5, 10, 20, 40),
+            "z_0": (0.2, 0.4, 0.6, 0.8),
+        }
+        for g in GRID_A2
+    },
+}
 
 
 def n_sim(x: float, a_sim: float, b_sim0: float, n_max: int) -> int:
@@ -76,12 +106,27 @@ class ValueAdjuster(StrengthAdjuster):
     player to move, turned here to the view of the player this adjuster plays for.
     """
 
+    TUNABLE = {"nh": "nh"}
+
     def __init__(self, game, evaluator, nh: int):
         if nh < 1:
             raise ValueError(f"N_h is a number of values, at least 1, got {nh}")
         self.game, self.evaluator, self.nh = game, evaluator, int(nh)
         self.batch = evaluator.new_batch(game, self.nh)
         super().__init__()
+
+    def retune(self, values):
+        super().retune(values)
+        self.nh = max(1, self.nh)
+        if self.nh > self.batch.capacity:
+            self.batch = self.evaluator.new_batch(self.game, self.nh)
+
+    def balance(self, state):
+        """The clean net's value of `state` as a score of the player to move, (v + 1) / 2 (learnt beforehand by
+        the az agents, else evaluated here)."""
+        self.mean_value(state)
+        sign = 1.0 if state.current_player() == 0 else -1.0
+        return (1.0 + sign * self.values[len(state.history())]) / 2.0
 
     def reset(self):
         self.new_game()
@@ -130,6 +175,8 @@ class ValueAdjuster(StrengthAdjuster):
 class AlphaDDA1(ValueAdjuster):
     """AlphaDDA1: the search's simulations follow the value [AlphaDDA eqs. 2-3]."""
 
+    TUNABLE = {**ValueAdjuster.TUNABLE, "a_sim": "a_sim", "b_sim0": "b_sim0", "n_max": "n_max"}
+
     def __init__(self, game, evaluator, *, nh, a_sim, b_sim0, n_max):
         super().__init__(game, evaluator, nh)
         self.a_sim, self.b_sim0, self.n_max = float(a_sim), float(b_sim0), int(n_max)
@@ -141,6 +188,8 @@ class AlphaDDA1(ValueAdjuster):
 class AlphaDDA2(ValueAdjuster):
     """AlphaDDA2: the dropout probability of the net's heads follows the value [AlphaDDA eqs. 4-5]; the
     value itself comes from the undamaged net, as the paper says."""
+
+    TUNABLE = {**ValueAdjuster.TUNABLE, "a_drop": "a_drop", "p_drop0": "p_drop0"}
 
     def __init__(self, game, evaluator, *, nh, a_drop, p_drop0, p_max):
         if not 0.0 <= p_max <= MAX_DROPOUT:
@@ -184,13 +233,18 @@ class AlphaDDA3(ValueAdjuster):
     authors' code (`num_func` 9) does. Eq. 6 prints W(s_t, a)/N(s_t); like the authors' code we divide
     by the edge's visits n(s_t, a), the mean.
     Its search is a forest under `ALPHADDA3_RULE` (`RULE`: an az agent refuses any other); eq. (6)'s C is the
-    spec's `c`, which the search takes per game.
+    spec's `c`, which the search takes per game (a knob, so that a tuner may set it between moves).
     """
 
     RULE = ALPHADDA3_RULE
+    TUNABLE = {**ValueAdjuster.TUNABLE, "c": "c"}
+
+    def __init__(self, game, evaluator, *, nh, c):
+        super().__init__(game, evaluator, nh)
+        self.c = float(c)
 
     def before_search(self, state):
-        return Knobs(target=self.mean_value(state))
+        return Knobs(target=self.mean_value(state), c=self.c)
 
 
 class AlphaDDA1Z(AlphaDDA1):
@@ -220,6 +274,7 @@ class AlphaDDA1Z(AlphaDDA1):
     """
 
     STATE = ("z_0", "dz_0")  # per seat: what a profile keeps between sessions
+    TUNABLE = {**AlphaDDA1.TUNABLE, "z_a": "z_a", "z_0": "z_0"}  # a tuned z_0 replaces its step between games
     Z0_RANGE = (-1.0, 2.0)
     DECAY, DZ_MIN = 0.95, 0.03  # Wu et al.'s inter-game schedule
 
@@ -235,6 +290,11 @@ class AlphaDDA1Z(AlphaDDA1):
         x, z_0 = self.mean_value(state), self.z_0[state.current_player()]
         budget = n_sim(x - (z_0 - self.z_start), self.a_sim, self.b_sim0, self.n_max)  # more after losses
         return Knobs(simulations=budget, z=self.z_a * (z_0 - x), every_move=True)
+
+    def retune(self, values):
+        super().retune({k: v for k, v in values.items() if k != "z_0"})
+        if "z_0" in values:
+            self.z_0 = [float(values["z_0"])] * 2
 
     def game_over(self, returns, player):
         dz = self.dz_0[player]

@@ -17,7 +17,7 @@ from dataclasses import replace
 
 from games.rng import derive_seeds
 from search.agents import AgentGroup, SearchAgent
-from search.alphadda import ALPHADDA3_RULE, ValueAdjuster
+from search.alphadda import ALPHADDA3_RULE
 from search.move_choice import choose_by_temperature
 from search.puct import PUCT, PUCT_RULE, Request
 from search.strength import StrengthAdjuster
@@ -27,8 +27,8 @@ class AZAgent(SearchAgent):
     """One game's AlphaZero player: row `row` of a PUCT forest that other games' agents may share.
 
     `dropout` is the evaluator's dropout probability for this game's positions (fixed, or set by AlphaDDA2);
-    `c` the forest rule's exploration constant for this game (None: the forest's c_puct; AlphaDDA3's eq. 6 C);
-    `target` AlphaDDA3's v̄ c, which its forest's rule (eqs. 6-7) aims at (nan until it has one).
+    `c` the forest rule's exploration constant for this game (None: the forest's c_puct; AlphaDDA3's eq. 6 C, a
+    knob); `target` AlphaDDA3's v̄ c, which its forest's rule (eqs. 6-7) aims at (nan until it has one).
     """
 
     def __init__(
@@ -45,14 +45,13 @@ class AZAgent(SearchAgent):
         adjuster: StrengthAdjuster | None = None,
         t_opening: int = 0,
         tau: float = 1.0,
-        c: float | None = None,
         dropout: float = 0.0,
     ):
         rule = getattr(adjuster, "RULE", None) or PUCT_RULE
         if puct.rule is not rule:
             name = "ALPHADDA3_RULE (eqs. 6-7)" if rule is ALPHADDA3_RULE else "PUCT_RULE (eq. 8)"
             raise ValueError(f"this az agent searches under {name}: give it a PUCT forest with that rule")
-        if isinstance(adjuster, ValueAdjuster) and adjuster.evaluator is not puct.evaluator:
+        if getattr(adjuster, "evaluator", puct.evaluator) is not puct.evaluator:
             raise ValueError("an AlphaDDA adjuster reads the values of its agent's forest: give it puct.evaluator")
         super().__init__(game, seed, simulations=simulations, seconds=seconds, z=z, rth=rth, adjuster=adjuster)
         self.puct, self.row = puct, row
@@ -60,7 +59,7 @@ class AZAgent(SearchAgent):
         self.dropout = float(dropout)
         self.dropout_adjusted = False  # whether an adjuster sets the dropout (AlphaDDA2)
         self.target = math.nan  # AlphaDDA3's v̄ c; nan: none yet (or not AlphaDDA3)
-        self.c = c
+        self.c: float | None = None
         self.every_move = False  # AlphaDDA1Z's move choice (Knobs.every_move)
         puct.reset(row, seed=derive_seeds(seed, 1, bits=64)[0])
 
@@ -93,6 +92,8 @@ class AZAgent(SearchAgent):
             self.dropout_adjusted = True
         if knobs.target is not None:
             self.target = float(knobs.target)
+        if knobs.c is not None:
+            self.c = float(knobs.c)
         if knobs.every_move is not None:
             self.every_move = bool(knobs.every_move)
 
@@ -142,7 +143,7 @@ def learn_values(agents: list[AZAgent], states: list) -> None:
     wanted = [
         (a.adjuster, ply, position)
         for a, state in zip(agents, states)
-        if isinstance(a.adjuster, ValueAdjuster)
+        if a.adjuster is not None
         for ply, position in a.adjuster.pending(state)
     ]
     if not wanted:

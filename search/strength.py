@@ -6,6 +6,9 @@ of each search. `before_search` returns the knobs that shape the search (e.g. th
 applies them. The AlphaDDA agents use the same interface with their own knobs and a network's value
 as the signal.
 
+`TUNABLE` names the settings an on-line DDA tuner may set between moves (`retune`, search.tuned), and
+`balance` is the adjuster's own judge of how the game stands, where it has one (AlphaDDA's clean value).
+
 State lifetime: a new adjuster (or `reset()`) starts a match; `InterGame` keeps its state from game
 to game of a match, `IntraGame` starts every game afresh and keeps its state from move to move, and
 `InterIntra` does both. `state_dict()` / `load_state_dict()` save and restore that state as plain
@@ -27,6 +30,7 @@ class Knobs:
     simulations: int | None = None  # the search budget in simulations, whatever was configured (AlphaDDA1)
     dropout: float | None = None  # the evaluator's dropout probability for this game's leaves (AlphaDDA2)
     target: float | None = None  # AlphaDDA3's v̄ c: search by eqs. (6)-(7) aiming at it; nan: plain PUCT
+    c: float | None = None  # AlphaDDA3's exploration constant C of eq. (6)
     every_move: bool | None = None  # AlphaDDA1Z: softmax-z over N + 1 of every legal move, not the searched ones
 
 
@@ -41,6 +45,7 @@ class StrengthAdjuster:
 
     STATE: tuple[str, ...] = ()  # the attributes that hold what the adjuster has learnt (state_dict's fields)
     RULE = None  # the search rule an AlphaZero search needs under it (search.puct.Rule); None: the search's own
+    TUNABLE: dict[str, str] = {}  # the settings a tuner may set (`retune`), spec key -> attribute
 
     def __init__(self, floor: float | None = None):
         self.floor = floor
@@ -65,6 +70,26 @@ class StrengthAdjuster:
 
     def reset(self) -> None:
         """A new match: forget everything learnt about the opponent."""
+
+    def retune(self, values: dict) -> None:
+        """Take new settings (spec key -> value, keys of TUNABLE) from here on; a whole-number setting takes the
+        nearest whole number (a continuous strategy's values are not)."""
+        for key, value in values.items():
+            name = self.TUNABLE[key]
+            setattr(self, name, round(value) if isinstance(getattr(self, name), int) else float(value))
+
+    def balance(self, state) -> float | None:
+        """The adjuster's own estimate of its player's expected score at `state` (win 1, draw 0.5), before any
+        search of it; None where it has none (an on-line tuner then uses the search's)."""
+        return None
+
+    def pending(self, state) -> list:
+        """The positions (ply, position) whose clean values it needs before searching `state` (AlphaDDA's), for
+        the agent to evaluate with others' in one forward and hand to `learn`; none by default."""
+        return []
+
+    def learn(self, ply: int, position, value: float) -> None:
+        """The clean value of a position `pending` named."""
 
     def new_game(self) -> None:
         pass
@@ -115,6 +140,23 @@ def _checked(name: str, saved, current):
     return int(saved) if integer else float(saved)
 
 
+class Level(StrengthAdjuster):
+    """A fixed strength level: softmax-z at `z`, below `floor` the budget halved per unit of z (see
+    StrengthAdjuster). Unadjusted, it is plain softmax-z; it is the level an on-line DDA tuner sets."""
+
+    TUNABLE = {"z": "z", "floor": "floor"}
+
+    def __init__(self, z: float = 0.0, floor: float | None = None):
+        self.z = float(z)
+        super().__init__(floor)
+
+    def before_search(self, state):
+        return self.knobs(self.z)
+
+    def preview(self):
+        return self.knobs(self.z)
+
+
 def inter_game_step(outcome: float, dz: float) -> float:
     """Wu et al.'s inter-game change of a strength level after a game: -dz after a win, +dz after a loss."""
     # [Wu inter-game]
@@ -126,6 +168,7 @@ class InterGame(StrengthAdjuster):
     `dz`, shrinks by `decay` after every game, never below `dz_min` (Wu et al.: 0.375, 0.95, 0.03)."""
 
     STATE = ("z", "dz", "games")
+    TUNABLE = {"dz": "dz"}  # a tuner sets the step itself (the decay then only acts between its asks)
 
     def __init__(self, dz=0.375, decay=0.95, dz_min=0.03, z0=0.0, floor=None):
         self.dz0, self.decay, self.dz_min, self.z0 = dz, decay, dz_min, z0
@@ -154,6 +197,7 @@ class IntraGame(StrengthAdjuster):
     half-width eps), with dZ falling linearly from `dz` to 0 over `moves` of the agent's moves."""
 
     STATE = ("z", "moves_made")
+    TUNABLE = {"dz": "dz0", "dsa_eps": "eps"}
 
     def __init__(self, dz=0.1, eps=0.1, moves=21, z0=0.0, floor=None):
         self.dz0, self.eps, self.moves, self.z0 = dz, eps, moves, z0
@@ -193,9 +237,15 @@ class InterIntra(StrengthAdjuster):
     eq. 18, as `IntraGame`'s: the level learns the opponent over games, the intra-game steps correct a
     game that is running away. Wu et al. present the two separately; this is the `dsa=both` agents'."""
 
+    TUNABLE = {"dz": "inter.dz", "dsa_eps": "intra.eps"}
+
     def __init__(self, inter: InterGame, intra: IntraGame):
         self.inter, self.intra = inter, intra
         super().__init__(intra.floor)
+
+    def retune(self, values):
+        self.inter.retune({k: v for k, v in values.items() if k == "dz"})
+        self.intra.retune({k: v for k, v in values.items() if k == "dsa_eps"})
 
     @property
     def z(self) -> float:

@@ -178,7 +178,7 @@ def test_the_second_player_reads_the_value_from_its_own_side(moves):
     )
     two.select_action(play(moves))
     assert two.dropout == pytest.approx(x - 0.2)  # -x would give 0
-    assert AlphaDDA3(C4, net, nh=1).before_search(play(moves)).target == pytest.approx(x)
+    assert AlphaDDA3(C4, net, nh=1, c=1.0).before_search(play(moves)).target == pytest.approx(x)
 
 
 def test_eq_7_backs_each_edge_up_from_its_movers_view():
@@ -254,7 +254,7 @@ def test_a_forest_searches_by_its_rule_and_every_row_by_its_own_target():
 def test_an_agent_refuses_a_forest_of_another_rule_or_an_adjuster_reading_another_net():
     net = UniformEvaluator()
     with pytest.raises(ValueError, match="searches under ALPHADDA3_RULE"):
-        AZAgent(C4, 0, PUCT(C4, net), 0, simulations=8, adjuster=AlphaDDA3(C4, net, nh=1))
+        AZAgent(C4, 0, PUCT(C4, net), 0, simulations=8, adjuster=AlphaDDA3(C4, net, nh=1, c=1.0))
     with pytest.raises(ValueError, match="searches under PUCT_RULE"):
         AZAgent(C4, 0, PUCT(C4, net, rule=ALPHADDA3_RULE), 0, simulations=8)
     with pytest.raises(ValueError, match="reads the values of its agent's forest"):
@@ -292,7 +292,9 @@ def test_paper_defaults_fill_the_spec():
     agent = make_agent(C4, "az:dda=alphadda1,net=uniform,n_max=300", seed=0)
     assert (agent.adjuster.nh, agent.adjuster.a_sim, agent.adjuster.b_sim0, agent.adjuster.n_max) == (3, 2.0, -1.4, 300)
     agent = make_agent(C4, "az:dda=alphadda3,net=uniform", seed=0)
-    assert agent.c == 1.25 and agent.adjuster.nh == 5 and agent.puct.rule is ALPHADDA3_RULE
+    assert agent.adjuster.c == 1.25 and agent.adjuster.nh == 5 and agent.puct.rule is ALPHADDA3_RULE
+    agent.select_action(C4.new_initial_state())
+    assert agent.c == 1.25  # eq. 6's C reaches the search as a knob
     assert math.isnan(make_agent(C4, "az:net=uniform", seed=0).target)
 
 

@@ -1,5 +1,6 @@
 """The strength adjusters a spec can name, one entry each: Wu et al.'s (`dsa=`, every search agent) and
-AlphaDDA's (`dda=`, the `az` agent), with the spec keys each reads, its defaults and how to build it.
+AlphaDDA's (`dda=`, the `az` agent), with the spec keys each reads, its defaults and how to build it, and
+what an on-line DDA tuner (`dda_tuner=`, search.tuned) may set of it and over which values.
 
 Everything that lists adjusters reads `ADJUSTERS`: the `dsa` and `dda` keys' choices and their keys in the
 agent table, the checks of a spec, the builders, and whether an agent learns between the games of a match.
@@ -13,10 +14,14 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable
 
-from search.alphadda import TABLES, AlphaDDA1, AlphaDDA1Z, AlphaDDA2, AlphaDDA3
+from games.rng import derive_seeds
+from search.alphadda import GRIDS, TABLES, AlphaDDA1, AlphaDDA1Z, AlphaDDA2, AlphaDDA3
 from search.evaluator import MAX_DROPOUT
-from search.strength import InterGame, InterIntra, IntraGame, StrengthAdjuster
-from tuner.agents.spec import Key, number
+from search.strength import InterGame, InterIntra, IntraGame, Level, StrengthAdjuster
+from search.tuned import TunedAdjuster
+from tuner.agents.spec import Key, choice, number
+from tuner.strategies import NAMES as STRATEGY_NAMES
+from tuner.strategies import Param, Space, make_strategy
 
 SELECTORS = ("dsa", "dda")  # the agent keys that name an adjuster; "none" is no adjuster
 
@@ -28,9 +33,10 @@ class AdjusterKind:
     `keys` are the spec keys it reads (defined in DSA_KEYS or DDA_KEYS); a key left out (None) takes the
     game's row of `tables` (AlphaDDA Tables 1-3) where it has one. `learns_between_games(options)` says
     whether it carries what it learnt from one game of a match to the next. For the agent that carries it:
-    `search_keys`, of its keys, go to the search rather than to the adjuster (AlphaDDA3's eq. 6 C), `rule`
-    is the search rule it needs (None: the agent's own), and `conflicts` are the agent's keys it sets itself,
-    each with why, which a spec must leave at their defaults.
+    `rule` is the search rule it needs (None: the agent's own), and `conflicts` are the agent's keys it sets
+    itself, each with why, which a spec must leave at their defaults. `space(game, options)` gives, for each
+    setting a DDA tuner may set (the class's TUNABLE), its Param, whose default is the setting the spec builds;
+    `tune` names those a tuner sets when the spec does not say (`dda_tune=`).
     """
 
     name: str
@@ -40,9 +46,10 @@ class AdjusterKind:
     build: Callable[..., StrengthAdjuster]
     tables: dict = field(default_factory=dict)
     learns_between_games: Callable[[dict], bool] = lambda options: False
-    search_keys: tuple[str, ...] = ()
     rule: object = None
     conflicts: tuple[tuple[str, str], ...] = ()
+    space: Callable[..., dict] = lambda game, options: {}
+    tune: tuple[str, ...] = ()
 
 
 DSA_KEYS = {
@@ -76,6 +83,20 @@ DDA_KEYS = {
 }
 
 
+TUNER_KEYS = {
+    "dda_tuner": Key(
+        choice("none", *STRATEGY_NAMES),
+        "none",
+        "on-line DDA: this allocation strategy sets the strength adjuster's settings (dsa= or dda=) as it plays",
+    ),
+    "dda_tune": Key(str, None, "the settings it tunes, joined by + (default: the adjuster's; all: every one)"),
+    "dda_target": Key(number(0, 1), 0.5, "the opponent's score it aims at (0.6: the opponent wins 60%)"),
+    "dda_per": Key(choice("move", "game"), "move", "a setting per move, told after the reply; or one per game"),
+    "dda_forget": Key(number(1e-9, 1), 1.0, "after each game, what every reward learnt so far weighs (1: all)"),
+}
+LSI_GAMES = 20  # an on-line DDA LSI's budget: this many games' rewards, then it plays its winner
+
+
 def start_z(options: dict) -> float:
     """Where Wu et al.'s adjusters start z: the spec's z, else 0 (an even strength)."""
     return 0.0 if options["z"] is None else options["z"]
@@ -97,14 +118,65 @@ def _both(game, o, evaluator=None) -> InterIntra:
     return InterIntra(_inter(game, o), _intra(game, o, dz=0.1))  # dz= is inter's; intra keeps the paper's 0.1
 
 
+def _level(game, o, evaluator=None) -> Level:
+    return Level(start_z(o), _floor(o))
+
+
+def _param(name: str, values, default, doc: str = "") -> Param:
+    """A tunable setting over `values`, its continuous range theirs, its default the setting built."""
+    finite = [v for v in values if math.isfinite(v)]
+    return Param(name, tuple(values), min(finite), max(finite), default, doc)
+
+
+_Z_VALUES = (-6.0, -5.0, -4.0, -3.0, -2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0, 4.0, math.inf)
+_FLOORS = (-3.0, -2.0, -1.0, 0.0)
+_INTER_DZ = (0.05, 0.1, 0.2, 0.375, 0.5, 0.75, 1.0)
+_INTRA_DZ = (0.025, 0.05, 0.1, 0.2, 0.4)
+_EPS = (0.05, 0.1, 0.2, 0.3)
+
+
+def _level_space(game, o) -> dict:
+    floor = _floor(o)
+    return {
+        "z": _param("z", _Z_VALUES, start_z(o), "softmax strength index"),
+        "floor": _param("floor", _FLOORS, -math.inf if floor is None else floor, "budget halves per unit of z below"),
+    }
+
+
+def _dsa_space(inter_dz, intra_dz):
+    """The space of Wu's adjusters: dz (inter's step, or intra's dZ) and intra's band half-width epsilon."""
+
+    def space(game, o) -> dict:
+        out = {}
+        if inter_dz:
+            out["dz"] = _param("dz", _INTER_DZ, o["dz"] or 0.375, "inter: z step after a game")
+        elif intra_dz:
+            out["dz"] = _param("dz", _INTRA_DZ, o["dz"] or 0.1, "intra: dZ of eq. 18")
+        if intra_dz or inter_dz and intra_dz is None:
+            out["dsa_eps"] = _param("dsa_eps", _EPS, o["dsa_eps"], "intra: band half-width")
+        return out
+
+    return space
+
+
+def _dda_space(name):
+    """The space of an AlphaDDA adjuster: the game's values in the paper's grid (Tables A2-A4; Connect4's for a
+    game it lacks), each defaulting to the setting built."""
+
+    def space(game, o) -> dict:
+        kind = ADJUSTERS[name]
+        built = dda_settings(kind, game, o)
+        grid = GRIDS[name].get(game.name, GRIDS[name]["connect4"])
+        return {key: _param(key, values, built[key]) for key, values in grid.items()}
+
+    return space
+
+
 def _alphadda(cls, name):
-    """The builder of AlphaDDA adjuster `cls`: its settings from the spec, else the game's table row (less
-    those its search takes)."""
+    """The builder of AlphaDDA adjuster `cls`: its settings from the spec, else the game's table row."""
 
     def build(game, o, evaluator) -> StrengthAdjuster:
-        kind = ADJUSTERS[name]
-        settings = dda_settings(kind, game, o)
-        return cls(game, evaluator, **{k: v for k, v in settings.items() if k not in kind.search_keys})
+        return cls(game, evaluator, **dda_settings(ADJUSTERS[name], game, o))
 
     return build
 
@@ -122,6 +194,8 @@ ADJUSTERS = {
             _INTER_KEYS,
             _inter,
             learns_between_games=lambda o: True,
+            space=_dsa_space(True, False),
+            tune=("dz",),
         ),
         AdjusterKind(
             "intra",
@@ -129,6 +203,8 @@ ADJUSTERS = {
             "Wu et al.'s intra-game adjustment of z by the root's win rate (eq. 18)",
             _INTRA_KEYS,
             _intra,
+            space=_dsa_space(False, True),
+            tune=("dz", "dsa_eps"),
         ),
         AdjusterKind(
             "both",
@@ -137,6 +213,17 @@ ADJUSTERS = {
             tuple(dict.fromkeys(_INTER_KEYS + _INTRA_KEYS)),
             _both,
             learns_between_games=lambda o: True,
+            space=_dsa_space(True, None),
+            tune=("dz", "dsa_eps"),
+        ),
+        AdjusterKind(
+            "fixed",
+            "dsa",
+            "softmax-z at the spec's z (0 if none), never adjusted: the level a DDA tuner sets",
+            ("floor",),
+            _level,
+            space=_level_space,
+            tune=("z",),
         ),
         AdjusterKind(
             "alphadda1",
@@ -146,6 +233,8 @@ ADJUSTERS = {
             _alphadda(AlphaDDA1, "alphadda1"),
             TABLES["alphadda1"],
             conflicts=(_SETS_SIMULATIONS,),
+            space=_dda_space("alphadda1"),
+            tune=("nh", "a_sim", "b_sim0", "n_max"),
         ),
         AdjusterKind(
             "alphadda2",
@@ -155,6 +244,8 @@ ADJUSTERS = {
             _alphadda(AlphaDDA2, "alphadda2"),
             TABLES["alphadda2"],
             conflicts=(("dropout", "sets the dropout probability"),),
+            space=_dda_space("alphadda2"),
+            tune=("nh", "a_drop", "p_drop0"),
         ),
         AdjusterKind(
             "alphadda3",
@@ -163,9 +254,10 @@ ADJUSTERS = {
             ("nh", "c"),
             _alphadda(AlphaDDA3, "alphadda3"),
             TABLES["alphadda3"],
-            search_keys=("c",),
             rule=AlphaDDA3.RULE,
             conflicts=(("reuse", "backs up values for one target at a time (eq. 7)"),),
+            space=_dda_space("alphadda3"),
+            tune=("nh", "c"),
         ),
         AdjusterKind(
             "alphadda1z",
@@ -176,6 +268,8 @@ ADJUSTERS = {
             TABLES["alphadda1z"],
             learns_between_games=lambda o: o["dz_0"] != 0,
             conflicts=(_SETS_SIMULATIONS,),
+            space=_dda_space("alphadda1z"),
+            tune=("z_a", "z_0"),
         ),
     )
 }
@@ -212,24 +306,66 @@ def dda_settings(kind: AdjusterKind, game, options: dict) -> dict:
 def check(game, options: dict) -> AdjusterKind | None:
     """Every check of the adjuster a spec names that needs the game, without building it; the adjuster or None."""
     kind = selected(options)
-    dda_given = sorted(k for k in DDA_KEYS if options.get(k) is not None)
+    dda_given = sorted(k for k in DDA_KEYS if options.get(k) is not None) if "dda" in options else []
     if (kind is None or kind.selector != "dda") and dda_given:
         raise ValueError(f"{', '.join(dda_given)} set AlphaDDA's adjustment: add dda=alphadda1, 2 or 3")
     if kind is not None and kind.selector == "dda":
         dda_settings(kind, game, options)
+    if options.get("dda_tuner", "none") != "none":
+        if kind is None:
+            raise ValueError(
+                f"dda_tuner={options['dda_tuner']} tunes a strength adjuster: add dsa={'|'.join(named('dsa'))}"
+                + (f" or dda={'|'.join(named('dda'))}" if "dda" in options else "")
+            )
+        tuner_space(kind, game, options)
+    else:
+        given = [k for k in TUNER_KEYS if k in options and options[k] != TUNER_KEYS[k].default]
+        if given:
+            raise ValueError(f"{', '.join(given)} set the on-line DDA tuner: add dda_tuner=STRATEGY")
     return kind
 
 
-def search_settings(game, options: dict) -> dict:
-    """Of the adjuster's settings, those its agent's search takes (AlphaDDA3's eq. 6 C); {} for most."""
-    kind = selected(options)
-    if kind is None or not kind.search_keys:
-        return {}
-    settings = dda_settings(kind, game, options)
-    return {k: settings[k] for k in kind.search_keys}
+def tuner_space(kind: AdjusterKind, game, options: dict) -> Space:
+    """The space a DDA tuner searches: the settings `dda_tune=` names (default: the adjuster's `tune`; all: every
+    one), each over its values; ValueError in one line for a setting the adjuster does not have."""
+    params = kind.space(game, options)
+    text = options["dda_tune"]
+    names = list(kind.tune) if text is None else list(params) if text == "all" else text.split("+")
+    bad = [n for n in names if n not in params] or ([] if len(set(names)) == len(names) else ["(repeated)"])
+    if bad:
+        raise ValueError(
+            f"bad dda_tune={text}: {', '.join(bad)} not tunable in {kind.selector}={kind.name}; "
+            f"choose from {'+'.join(params)}, or all"
+        )
+    return Space([params[n] for n in names])
+
+
+def build(kind: AdjusterKind, game, options: dict, evaluator, seed: int) -> StrengthAdjuster:
+    """The adjuster a spec names, wrapped in its on-line DDA tuner if it names one (one strategy per seat,
+    seeded from the agent's seed)."""
+    inner = kind.build(game, options, evaluator)
+    if options.get("dda_tuner", "none") == "none":
+        return inner
+    space, strategy = tuner_space(kind, game, options), options["dda_tuner"]
+    per_game = options["dda_per"] == "game"
+    settings = {"budget": LSI_GAMES * (1 if per_game else game.own_moves)} if strategy == "lsi" else {}
+
+    def make_tuner(seed: int):
+        return make_strategy(space, strategy, seed, **settings)
+
+    return TunedAdjuster(
+        inner,
+        make_tuner,
+        tuple(space.names),
+        tuple(derive_seeds(seed, 31, count=2, bits=64)),  # 31: the issue that made them, apart from SP/AP's tuners
+        target=options["dda_target"],
+        per=options["dda_per"],
+        forget=options["dda_forget"],
+    )
 
 
 def learns_between_games(options: dict) -> bool:
-    """Whether the adjuster a spec's options name carries what it learns from one game of a match to the next."""
+    """Whether the adjuster a spec's options name carries what it learns from one game of a match to the next
+    (an on-line DDA tuner always does)."""
     kind = selected(options)
-    return kind is not None and kind.learns_between_games(options)
+    return kind is not None and (kind.learns_between_games(options) or options.get("dda_tuner", "none") != "none")

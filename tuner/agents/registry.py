@@ -21,7 +21,7 @@ from search.evaluator import MAX_DROPOUT
 from search.mcts import ALPHADDA, EPSILON, REF, UCB1, VO, C, K, T
 from search.puct import PUCT, PUCT_RULE
 from tuner.agents import adjusters
-from tuner.agents.adjusters import DDA_KEYS, DSA_KEYS
+from tuner.agents.adjusters import DDA_KEYS, DSA_KEYS, TUNER_KEYS
 from tuner.agents.spec import Key, choice, number, value_text
 from tuner.strategies import NAMES as STRATEGY_NAMES
 from tuner.strategies import REGISTRY as STRATEGIES
@@ -39,9 +39,11 @@ _CHOICE = {
     "dsa": Key(
         choice("none", *adjusters.named("dsa")),
         "none",
-        "dynamic strength adjustment of z (Wu et al.); both: each game starts at inter's level, intra moves it",
+        "dynamic strength adjustment of z (Wu et al.); both: each game starts at inter's level, intra moves it; "
+        "fixed: z stays (for dda_tuner)",
     ),
     **DSA_KEYS,
+    **TUNER_KEYS,
 }
 _MCTS_KEYS = {
     **_BUDGET,
@@ -106,19 +108,23 @@ _MINIMAX_KEYS = {
 # --- building agents ---------------------------------------------------------------------------
 
 
-def _choice(game, o, evaluator=None) -> dict:
-    """The move-choice arguments of a search agent: z, rth and the strength adjuster its spec names."""
+def _choice(game, seed, o, evaluator=None) -> dict:
+    """The move-choice arguments of a search agent: z, rth and the strength adjuster its spec names (with its
+    on-line DDA tuner, if it names one)."""
     kind = adjusters.selected(o)
     if kind is None:
         return {"z": math.inf if o["z"] is None else o["z"], "rth": o["rth"]}
     z = o["z"] if kind.selector == "dda" else adjusters.start_z(o)  # AlphaDDA leaves z alone
-    return {"z": math.inf if z is None else z, "rth": o["rth"], "adjuster": kind.build(game, o, evaluator)}
+    adjuster = adjusters.build(kind, game, o, evaluator, seed)
+    return {"z": math.inf if z is None else z, "rth": o["rth"], "adjuster": adjuster}
 
 
 def _make_mcts(game, seed, o):
     params = [o["c"], 1.0, 0.0, math.inf, 0.0, 0.0]
     settings = [o["n_open"], ALPHADDA, 0, 0]
-    return MCTSAgent(game, seed, params, settings, simulations=o["simulations"], seconds=o["time"], **_choice(game, o))
+    return MCTSAgent(
+        game, seed, params, settings, simulations=o["simulations"], seconds=o["time"], **_choice(game, seed, o)
+    )
 
 
 _COLUMNS = {"C": C, "eps": EPSILON, "K": K, "Ref": REF, "VO": VO, "T": T}
@@ -175,14 +181,16 @@ def _make_sironi(game, seed, o, grave):
         simulations=o["simulations"],
         seconds=o["time"],
         mast_decay=o["decay"],
-        **_choice(game, o),
+        **_choice(game, seed, o),
         tuners=tuners,
         tuned=tuned,
     )
 
 
 def _check_sironi(game, o, grave):
-    """What building an SP/AP agent would reject, without building it: tune= and the strategy's settings."""
+    """What building an SP/AP agent would reject, without building it: its adjuster, tune= and the strategy's
+    settings."""
+    adjusters.check(game, o)
     if o["tuner"] != "none":
         _tuned_names(o, grave)
         check_settings(o["tuner"], _tuner_settings(game, o))
@@ -210,7 +218,7 @@ def _make_az_group(game, seeds, options):
     )
 
     def agent(row, seed, o):
-        choice = _choice(game, o, evaluator)  # each game its own adjuster
+        choice = _choice(game, seed, o, evaluator)  # each game its own adjuster
         return AZAgent(
             game,
             seed,
@@ -220,7 +228,6 @@ def _make_az_group(game, seeds, options):
             seconds=o["time"],
             t_opening=o["t_opening"],
             tau=o["tau"],
-            **adjusters.search_settings(game, o),  # c, where the adjuster sets the search's constant
             dropout=o["dropout"],
             **choice,
         )
@@ -290,10 +297,15 @@ def _with_defaults(keys, **defaults):
 
 AGENTS = {
     "random": AgentKind({}, lambda game, seed, o: RandomAgent(game, seed), "uniformly random moves"),
-    "mcts": AgentKind(_MCTS_KEYS, _make_mcts, "random-rollout UCT as AlphaDDA's opponents (Fujita, App. 3)"),
+    "mcts": AgentKind(
+        _MCTS_KEYS, _make_mcts, "random-rollout UCT as AlphaDDA's opponents (Fujita, App. 3)", adjusters.check
+    ),
     **{
         f"mcts{i}": AgentKind(
-            _with_defaults(_MCTS_KEYS, simulations=n), _make_mcts, f"AlphaDDA's MCTS{i}: {n} simulations"
+            _with_defaults(_MCTS_KEYS, simulations=n),
+            _make_mcts,
+            f"AlphaDDA's MCTS{i}: {n} simulations",
+            adjusters.check,
         )
         for i, n in ((1, 300), (2, 100), (3, 200), (4, 50))
     },

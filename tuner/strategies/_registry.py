@@ -25,8 +25,9 @@ class Entry:
 
     Compiled strategies give `state` (their StructRef type), `make_state(space, settings)` -> (compiled
     state, its arrays by name), the steps `choose(st, rng, x)`, `update(st, x, reward, rng)` and
-    `recommend(st, x)`, and `forget(arrays, factor)`, which discounts what was learnt. A strategy in Python that runs a generation at a time (CMA-ES) gives `load()`,
-    which imports and returns its class, so its dependency is imported only when it is used.
+    `recommend(st, x)`, and `forget(arrays, factor)`, which discounts what was learnt. A strategy in Python
+    that runs a generation at a time (CMA-ES) gives `load()`, which imports and returns its class, so its
+    dependency is imported only when it is used.
     """
 
     name: str
