@@ -18,6 +18,21 @@ SCRIPTS = [
     ("benchmarks.evaluator", ["--quick", "--json", "{tmp}/out.json"]),
     ("benchmarks.forward", ["--games", "connect4", "--sizes", "small", "--rounds", "1", "--json", "{tmp}/out.json"]),
     ("benchmarks.tuning_overhead", ["--simulations", "30", "--rounds", "1", "--steps", "99", "--json", "{tmp}/o.json"]),
+    (
+        "benchmarks.dda_tuning",
+        [
+            "--agents",
+            "mcts:simulations=5,dsa=fixed",
+            "--cycles",
+            "3",
+            "--rounds",
+            "1",
+            "--moves",
+            "1",
+            "--json",
+            "{tmp}/o.json",
+        ],
+    ),
     ("benchmarks.value_history", ["--games", "2", "--simulations", "4", "--rounds", "1", "--json", "{tmp}/o.json"]),
     (
         "benchmarks.samplers",
