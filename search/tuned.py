@@ -168,16 +168,6 @@ class TunedAdjuster(StrengthAdjuster):
         self.events[seat].append(reward)
         self.asked[seat] = None
 
-    def settings(self, seat: int) -> dict:
-        """The settings in force for `seat` (its last asked), by spec key."""
-        x = self.asked[seat]
-        if x is None:
-            for event in reversed(self.events[seat]):
-                if isinstance(event, list):
-                    x = np.array(event)
-                    break
-        return {} if x is None else dict(zip(self.names, self.tuners[seat].values(x)))
-
     # --- state ------------------------------------------------------------------------------------
 
     def state_dict(self):

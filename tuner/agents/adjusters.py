@@ -143,16 +143,12 @@ def _level_space(game, o) -> dict:
     }
 
 
-def _dsa_space(inter_dz, intra_dz):
-    """The space of Wu's adjusters: dz (inter's step, or intra's dZ) and intra's band half-width epsilon."""
+def _dsa_space(dz_values, dz_default: float, doc: str, eps: bool):
+    """The space of one of Wu's adjusters: dz (inter's step, or intra's dZ) and, if `eps`, intra's band."""
 
     def space(game, o) -> dict:
-        out = {}
-        if inter_dz:
-            out["dz"] = _param("dz", _INTER_DZ, o["dz"] or 0.375, "inter: z step after a game")
-        elif intra_dz:
-            out["dz"] = _param("dz", _INTRA_DZ, o["dz"] or 0.1, "intra: dZ of eq. 18")
-        if intra_dz or inter_dz and intra_dz is None:
+        out = {"dz": _param("dz", dz_values, o["dz"] or dz_default, doc)}
+        if eps:
             out["dsa_eps"] = _param("dsa_eps", _EPS, o["dsa_eps"], "intra: band half-width")
         return out
 
@@ -194,7 +190,7 @@ ADJUSTERS = {
             _INTER_KEYS,
             _inter,
             learns_between_games=lambda o: True,
-            space=_dsa_space(True, False),
+            space=_dsa_space(_INTER_DZ, 0.375, "inter: z step after a game", False),
             tune=("dz",),
         ),
         AdjusterKind(
@@ -203,7 +199,7 @@ ADJUSTERS = {
             "Wu et al.'s intra-game adjustment of z by the root's win rate (eq. 18)",
             _INTRA_KEYS,
             _intra,
-            space=_dsa_space(False, True),
+            space=_dsa_space(_INTRA_DZ, 0.1, "intra: dZ of eq. 18", True),
             tune=("dz", "dsa_eps"),
         ),
         AdjusterKind(
@@ -213,7 +209,7 @@ ADJUSTERS = {
             tuple(dict.fromkeys(_INTER_KEYS + _INTRA_KEYS)),
             _both,
             learns_between_games=lambda o: True,
-            space=_dsa_space(True, None),
+            space=_dsa_space(_INTER_DZ, 0.375, "inter: z step after a game", True),
             tune=("dz", "dsa_eps"),
         ),
         AdjusterKind(
