@@ -1,7 +1,7 @@
 """What the on-line DDA tuner costs per move, as a share of the move's search at default budgets (issue 31).
 
 A tuned agent (`dda_tuner=`, search.tuned) asks its strategy for the adjuster's settings before each search,
-sets them (`retune`) and tells the strategy a reward once the opponent has replied. This times that cycle
+sets them (`retune`) and tells the strategy its reward. This times that cycle
 (ask, retune, reward, tell), `--cycles` of them per round, for every strategy over each agent's default space,
 beside the median time of the same agent's move from positions of random games; medians over rounds.
 
@@ -17,7 +17,7 @@ import time
 import games
 from benchmarks.common import environment
 from benchmarks.evaluator import random_positions
-from search.tuned import closeness
+from search.tuned import reward, toward
 from tuner.agents import make_agent
 from tuner.strategies import NAMES
 
@@ -31,7 +31,7 @@ def tuner_cost(game, spec: str, strategy: str, cycles: int, rounds: int, seed: i
         t = time.perf_counter()
         for k in range(cycles):
             adjuster._ask(0)
-            adjuster._tell(0, closeness(((r + k) % 10) / 10, 0.5))
+            adjuster._tell(0, reward(toward(0.5, ((r + k) % 10) / 10, 0.5)))
         times.append((time.perf_counter() - t) / cycles)
     return statistics.median(times[1:])
 

@@ -3,27 +3,36 @@
 SA-MCTS's loop one level up [SA-MCTS Fig. 1]: where SA-MCTS asks a strategy for search-control values
 before each simulation and tells it the playout's result, `TunedAdjuster` asks for the adjuster's
 settings (AlphaDDA1's A_sim, B_sim0, ...; Wu's dz, epsilon; the softmax level z) before each of its
-agent's searches, or once per game, and tells the strategy how well the game then stayed near the
+agent's searches, or once per game, and tells the strategy whether that setting moved the game toward the
 target score. The strategies are handed in (the composition root, `tuner.agents`, makes them), one per
 seat: the first move is worth much in Connect4, so each seat learns its own setting from its own games.
 
-The reward, in [0, 1], is the closeness of the agent's expected score to its aim, 1 - target (the target
-is its opponent's score: 0.6 lets the person win 60%): 1 - |s - aim| / max(aim, 1 - aim), 1 at the aim
-and 0 at the far end of [0, 1]. The expected score s after a move is read once the opponent has replied:
-- with AlphaDDA's adjusters, the clean net's value of the position after the reply (`balance`): the
-  signal AlphaDDA itself steers by, unchanged by the settings being tuned;
-- otherwise, the search's value of the move the agent played (its mean over the replies the search
-  expected): the search's own view, the one Wu's intra-game adjustment steers by;
-- when the game ends first, its result (win 1, draw 0.5, loss 0): the terminal reward.
-A closeness, not the result alone: with a target of 0.5 a win and a loss are equally far from it, so
-results alone cannot tell a setting that wins every game from one that wins half; the value along the
-game can. Per game (`per="game"`), one setting plays the whole game and is told the mean of its moves'
-rewards, the result's included.
+The reward, in [0, 1], says whether the setting moved the game toward the aim, 1 - target (the target is
+the opponent's score: 0.6 lets the person win 60%), read where it depends on this setting alone:
+- AlphaDDA's adjusters (`balance`): the step of the clean net's value from before the agent's move to after
+  the opponent's reply, `toward(s, s2, aim) = |s - aim| - |s2 - aim|` (the last move's runs to the game's
+  result, win 1, draw 0.5, loss 0), told as 1/2 + tanh(step / 0.1) / 2: AlphaDDA's own signal, undamaged
+  by the settings being tuned;
+- the others, within the move: how much farther from the aim the played move's value lies than the closest
+  move's, told as 1 - tanh(miss / 0.1). A value a few visits stand behind is doubted (DOUBT / sqrt(visits)
+  added to its distance): a move the search barely looked at is valued near its prior, near even, and a
+  pilot rewarded the weakest level (z = -6, the least visited moves) against opponents it lost to.
+Not the level after the move: that is mostly the game so far (a pilot rewarding it learnt nothing in 40
+games against any of five opponents). Nor the step within the move: a move can always lose value but never
+gain any, so a weakening level earns while the agent leads and the best move earns nothing while it
+trails; the closest move is in reach from every position. The 0.1 (`STEP`): moves change an expected
+score by hundredths to tenths, and strategies built for rewards spread over [0, 1] (UCB's bonus) would
+otherwise explore for thousands of moves (a pilot's NMC tried each of 13 levels evenly for 360 moves);
+fixed, so that a reward means the same all match long (CMA-ES keeps its best so far).
+Per game (`per="game"`) one setting plays the whole game and is told the step its result made to the
+seat's running score (the mean of its results, each game weighing 1/n of it; `toward` per unit of that
+weight): within a game the steps sum to the result's distance from the aim, the same for a win and a loss.
 
-Forgetting (`forget`, in (0, 1]): after each game every reward learnt so far weighs `forget` times as
-much (Strategy.forget), so the tuner follows a person who improves. State: what each seat's strategy
-was asked and told (its events), replayed into fresh strategies on load, so every strategy (CMA-ES
-included) saves and restores alike, and a saved state that does not replay exactly is refused whole.
+Forgetting (`forget`, in (0, 1]): after each game every reward learnt so far, and every result in the
+running score, weighs `forget` times as much (Strategy.forget), so the tuner follows a person who improves.
+State: what each seat's strategy was asked and told (its events), replayed into fresh strategies on load,
+so every strategy (CMA-ES included) saves and restores alike, and a saved state that does not replay
+exactly is refused whole.
 """
 
 from __future__ import annotations
@@ -35,7 +44,9 @@ import numpy as np
 
 from search.strength import StrengthAdjuster, _check_fields
 
-VERSION = 1  # of state_dict's layout
+VERSION = 2  # of state_dict's layout (1: rewarded the level, not the step)
+DOUBT = 0.5  # a move's value lies within DOUBT / sqrt(its visits) of the truth, as a search can tell
+STEP = 0.1  # a step's size that earns tanh(1): moves change an expected score by hundredths to tenths
 
 
 class Tuner(Protocol):
@@ -50,9 +61,20 @@ class Tuner(Protocol):
     def forget(self, factor: float) -> None: ...
 
 
-def closeness(score: float, aim: float) -> float:
-    """The reward of an expected score: 1 at `aim`, falling linearly to 0 at the far end of [0, 1]."""
-    return 1.0 - abs(score - aim) / max(aim, 1.0 - aim)
+def toward(score: float, after: float, aim: float) -> float:
+    """How much closer to `aim` a step of the expected score from `score` to `after` ended (negative: farther)."""
+    return abs(score - aim) - abs(after - aim)
+
+
+def reward(step: float) -> float:
+    """A step's reward in [0, 1]: 1/2 + tanh(step / STEP) / 2."""
+    return 0.5 + 0.5 * math.tanh(step / STEP)
+
+
+def fit(miss: float) -> float:
+    """A move's reward in [0, 1] when its value lies `miss` farther from the aim than the closest move's:
+    1 - tanh(miss / STEP), 1 for the closest."""
+    return 1.0 - math.tanh(miss / STEP) if math.isfinite(miss) else 0.0
 
 
 class TunedAdjuster(StrengthAdjuster):
@@ -95,24 +117,24 @@ class TunedAdjuster(StrengthAdjuster):
         self.seeds = list(self.start_seeds)
         self.tuners = [self.make_tuner(seed) for seed in self.seeds]
         self.events: list[list] = [[], []]  # per seat: an ask's point (a list), a tell's reward, None: forget
+        self.record = [[self.aim, 0.0], [self.aim, 0.0]]  # per seat: running score and its games (per game)
         self.new_game()
 
     def new_game(self):
         self.inner.new_game()
         self.asked: list[np.ndarray | None] = [None, None]  # per seat: the setting in force, not yet told
-        self.rewards: list[list[float]] = [[], []]  # per seat: this game's move rewards (per game)
-        self.expected: float | None = None  # the search's value of the agent's last move
+        self.judged: list[float | None] = [None, None]  # per seat: the clean value its setting is judged from
+        self.played = [False, False]  # per seat: whether it has moved this game
         self.searched: tuple[int, object] | None = None  # (plies, result) of its last search
 
     def before_search(self, state):
         seat = state.current_player()
-        if self.asked[seat] is not None:  # the opponent has replied to the last move
-            score = self.inner.balance(state)
-            score = self.expected if score is None else score
-            if score is not None:
-                self._learn(seat, closeness(score, self.aim))
+        score = self.inner.balance(state)
+        if score is not None and self.judged[seat] is not None and self.per == "move":
+            self._step(seat, toward(self.judged[seat], score, self.aim))  # the opponent has replied
         if self.asked[seat] is None:
             self._ask(seat)
+        self.judged[seat], self.played[seat] = score, True
         return self.inner.before_search(state)
 
     def after_search(self, state, result):
@@ -121,23 +143,33 @@ class TunedAdjuster(StrengthAdjuster):
 
     def observe(self, state, action):
         self.inner.observe(state, action)
-        if self.searched is not None and self.searched[0] == len(state.history()):  # its own move
-            result = self.searched[1]
-            played = result.actions == action
-            visited = result.visits[played].sum() > 0
-            self.expected = float(result.values[played][0]) if visited else result.score()
-            self.searched = None
+        if self.searched is None or self.searched[0] != len(state.history()):
+            return  # not its own move
+        seat, result = state.current_player(), self.searched[1]
+        self.searched = None
+        if self.judged[seat] is None and self.per == "move" and result.visits.sum() > 0:
+            visited = result.visits > 0
+            distance = np.full(len(result.visits), np.inf)  # from the aim, as far as the visits can tell
+            distance[visited] = np.abs(result.values[visited] - self.aim) + DOUBT / np.sqrt(result.visits[visited])
+            self._tell(seat, fit(float(distance[result.actions == action][0] - distance.min())))
 
     def game_over(self, returns, player):
         self.inner.game_over(returns, player)
-        if self.asked[player] is None:
-            return  # it never moved this game
-        self._learn(player, closeness((1.0 + float(returns[player])) / 2.0, self.aim))
-        if self.per == "game":
-            self._tell(player, float(np.mean(self.rewards[player])))
+        if not self.played[player]:
+            return
+        score = (1.0 + float(returns[player])) / 2.0
+        if self.per == "game":  # the step the result made to the running score, per unit of its weight
+            mean, games = self.record[player]
+            after = mean + (score - mean) / (games + 1.0)
+            step = (abs(mean - self.aim) - abs(after - self.aim)) * (games + 1.0)
+            self._tell(player, min(1.0, max(0.0, 0.5 + step / (2.0 * max(self.aim, 1.0 - self.aim)))))
+            self.record[player] = [after, games + 1.0]
+        elif self.asked[player] is not None:  # its last move, judged by the clean value: to the result
+            self._step(player, toward(self.judged[player], score, self.aim))
         if self.factor < 1.0:
             self.tuners[player].forget(self.factor)
             self.events[player].append(None)
+            self.record[player][1] *= self.factor
 
     def preview(self):
         return self.inner.preview()
@@ -156,12 +188,8 @@ class TunedAdjuster(StrengthAdjuster):
         self.events[seat].append(x.tolist())
         self.inner.retune(dict(zip(self.names, self.tuners[seat].values(x))))
 
-    def _learn(self, seat: int, reward: float) -> None:
-        """A move's reward: told at once per move, kept for the game's mean per game."""
-        if self.per == "move":
-            self._tell(seat, reward)
-        else:
-            self.rewards[seat].append(reward)
+    def _step(self, seat: int, step: float) -> None:
+        self._tell(seat, reward(step))
 
     def _tell(self, seat: int, reward: float) -> None:
         self.tuners[seat].tell(self.asked[seat], reward)
@@ -179,38 +207,37 @@ class TunedAdjuster(StrengthAdjuster):
             "inner": self.inner.state_dict(),
             "events": [list(e) for e in self.events],
             "asked": [None if x is None else x.tolist() for x in self.asked],
-            "rewards": [list(r) for r in self.rewards],
-            "expected": self.expected,
+            "judged": list(self.judged),
+            "played": list(self.played),
+            "record": [list(r) for r in self.record],
         }
 
     def load_state_dict(self, state):
-        fields = ("version", "tuned", "seeds", "inner", "events", "asked", "rewards", "expected")
+        fields = ("version", "tuned", "seeds", "inner", "events", "asked", "judged", "played", "record")
         _check_fields(state, type(self).__name__, fields)
         if state["version"] != VERSION or state["tuned"] != list(self.names):
             raise ValueError(
                 f"the saved tuner is version {state['version']} tuning {state['tuned']}, "
                 f"not version {VERSION} tuning {list(self.names)}"
             )
-        seeds, events = state["seeds"], state["events"]
-        for name, value in (
-            ("seeds", seeds),
-            ("events", events),
-            ("asked", state["asked"]),
-            ("rewards", state["rewards"]),
-        ):
-            if not (isinstance(value, list) and len(value) == 2):
-                raise ValueError(f"a saved tuner's {name} are a pair, one per seat, got {value!r}")
+        for name in fields[2:]:
+            if name != "inner" and not (isinstance(state[name], list) and len(state[name]) == 2):
+                raise ValueError(f"a saved tuner's {name} are a pair, one per seat, got {state[name]!r}")
+        seeds, events, judged, played, record = (state[k] for k in ("seeds", "events", "judged", "played", "record"))
         if not all(isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0 for seed in seeds):
             raise ValueError(f"a saved tuner's seeds are whole numbers, got {seeds!r}")
+        if not all(v is None or _score(v) for v in judged) or not all(isinstance(p, bool) for p in played):
+            raise ValueError(
+                f"a saved tuner's judged values are scores or null and played flags, got {judged!r}, {played!r}"
+            )
+        if not all(isinstance(r, list) and len(r) == 2 and _score(r[0]) and _number(r[1]) >= 0 for r in record):
+            raise ValueError(f"a saved tuner's records are [running score, games], got {record!r}")
         tuners = [self._replay(seat, seeds[seat], events[seat]) for seat in (0, 1)]
-        asked = [self._outstanding(state["events"][seat], state["asked"][seat]) for seat in (0, 1)]
-        rewards = [_rewards(r) for r in state["rewards"]]
-        expected = state["expected"]
-        if expected is not None and not (isinstance(expected, (int, float)) and 0.0 <= expected <= 1.0):
-            raise ValueError(f"a saved expected score is in [0, 1], got {expected!r}")
+        asked = [self._outstanding(events[seat], state["asked"][seat]) for seat in (0, 1)]
         self.inner.load_state_dict(state["inner"])  # the last check: refused, it leaves the inner adjuster as it was
         self.tuners, self.events, self.seeds = tuners, [list(e) for e in events], list(seeds)
-        self.asked, self.rewards, self.expected = asked, rewards, expected
+        self.asked, self.judged, self.played = asked, [None if v is None else float(v) for v in judged], list(played)
+        self.record = [[float(m), float(n)] for m, n in record]
         self.searched = None
 
     def _replay(self, seat: int, seed: int, events) -> Tuner:
@@ -228,7 +255,7 @@ class TunedAdjuster(StrengthAdjuster):
                     raise ValueError("the saved tuner does not replay: another version's, or damaged")
             elif event is None:
                 tuner.forget(self.factor)
-            elif isinstance(event, (int, float)) and not isinstance(event, bool) and 0.0 <= event <= 1.0:
+            elif _score(event):
                 if asked is None:
                     raise ValueError("the saved tuner tells a reward before it asks")
                 tuner.tell(asked, float(event))
@@ -246,10 +273,11 @@ class TunedAdjuster(StrengthAdjuster):
         return None if open_ask is None else np.array(open_ask)
 
 
-def _rewards(rewards) -> list[float]:
-    ok = isinstance(rewards, list) and all(
-        isinstance(r, (int, float)) and not isinstance(r, bool) and math.isfinite(r) and 0 <= r <= 1 for r in rewards
-    )
-    if not ok:
-        raise ValueError(f"a saved game's rewards are numbers in [0, 1], got {rewards!r}")
-    return [float(r) for r in rewards]
+def _number(value) -> float:
+    """`value` if it is a finite number, else NaN (which no bound holds)."""
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    return float(value) if ok else math.nan
+
+
+def _score(value) -> bool:
+    return 0.0 <= _number(value) <= 1.0

@@ -1,4 +1,4 @@
-"""On-line DDA tuning (search.tuned): the reward's formula and view, one tuner per seat, per-move and per-game
+"""On-line DDA tuning (search.tuned): the step reward's formula and view, one tuner per seat, per-move and per-game
 telling, forgetting, a tuner that finds a known balance point, its state through a profile, and the spec's checks."""
 
 import json
@@ -12,7 +12,7 @@ import games
 from search.alphadda import AlphaDDA1
 from search.mcts import SearchResult
 from search.strength import Level
-from search.tuned import TunedAdjuster, closeness
+from search.tuned import TunedAdjuster, fit, reward, toward
 from tests.test_alphadda import StoneCounter, play
 from tuner.agents import check_spec, make_agent
 from tuner.agents.adjusters import ADJUSTERS, tuner_space
@@ -55,61 +55,100 @@ class Position:
         return [0] * self.plies
 
 
-def result(value: float) -> SearchResult:
-    """A search whose move 0 has mean value `value` for the mover."""
-    return SearchResult(np.array([0, 1]), np.array([3.0, 1.0]), np.array([value, 0.5]), 4, 0.0)
+def result(best: float, played: float, visits=(100.0, 25.0)) -> SearchResult:
+    """A search whose most visited move, 0, has mean value `best` for the mover, and move 1 `played`."""
+    return SearchResult(np.array([0, 1]), np.array(visits), np.array([best, played]), int(sum(visits)), 0.0)
 
 
-def tuned(points=((0.0,),), **kwargs):
+class Judged(Level):
+    """A level whose own estimate of the mover's score is `values[plies]` (as AlphaDDA's clean value is)."""
+
+    def __init__(self, values):
+        super().__init__()
+        self.values = values
+
+    def balance(self, state):
+        return self.values[len(state.history())]
+
+
+def tuned(points=((0.0,),), inner=None, **kwargs):
     recorders = {}
 
     def make(seed):
         recorders[seed] = Recorder(points)
         return recorders[seed]
 
-    adjuster = TunedAdjuster(Level(), make, ("z",), (0, 1), **kwargs)
+    adjuster = TunedAdjuster(inner or Level(), make, ("z",), (0, 1), **kwargs)
     return adjuster, recorders
 
 
-def move(adjuster, seat, plies, value):
-    """The tuned agent (in `seat`) searches at ply `plies`, its move 0 valued `value`, and plays it."""
+def move(adjuster, seat, plies, best, played, visits=(100.0, 25.0)):
+    """The tuned agent (in `seat`) searches at ply `plies`, its best move valued `best`, and plays move 1 valued
+    `played`."""
     position = Position(seat, plies)
     adjuster.before_search(position)
-    adjuster.after_search(position, result(value))
-    adjuster.observe(position, 0)
+    adjuster.after_search(position, result(best, played, visits))
+    adjuster.observe(position, 1)
 
 
-def test_closeness_is_one_at_the_aim_and_zero_at_the_far_end():
-    assert closeness(0.5, 0.5) == 1.0 and closeness(1.0, 0.5) == 0.0 and closeness(0.0, 0.5) == 0.0
-    assert closeness(0.75, 0.5) == pytest.approx(0.5)
-    assert closeness(0.0, 0.4) == pytest.approx(1 / 3) and closeness(1.0, 0.4) == 0.0  # aim 0.4: 1 - 0.4 / 0.6
+def R(step):
+    """A step's reward, hand-written: 1/2 + tanh(step / 0.1) / 2."""
+    return 0.5 + 0.5 * math.tanh(step / 0.1)
 
 
-def test_each_move_is_told_after_the_reply_and_the_result_from_its_own_seats_view():
-    """Target 0.25 (the agent aims at 0.75). Seat 1's moves are valued 0.9 then 0.6; it wins. The first move is
-    told when the agent moves again (by 0.9), the last at the end by its own result, a win (a loss: 0)."""
+def test_a_step_is_rewarded_by_how_much_closer_to_the_aim_it_ends():
+    assert toward(0.9, 0.6, 0.5) == pytest.approx(0.3) and toward(0.6, 0.9, 0.5) == pytest.approx(-0.3)
+    assert toward(0.0, 0.5, 0.5) == 0.5 and toward(0.5, 1.0, 0.5) == -0.5
+    assert toward(0.3, 0.7, 0.5) == pytest.approx(0.0)
+    assert toward(0.9, 0.6, 0.75) == pytest.approx(0.0)  # 0.15 from the aim before and after
+    assert toward(0.5, 0.7, 0.75) == pytest.approx(0.2)
+    assert reward(0.1) == pytest.approx(0.8808, abs=1e-4) and reward(-0.1) == pytest.approx(0.1192, abs=1e-4)
+    assert reward(0.0) == 0.5 and 0.5 < reward(0.02) < reward(0.05) < reward(0.3) < 1.0
+    assert fit(0.0) == 1.0 and fit(0.1) == pytest.approx(0.2384, abs=1e-4) and fit(math.inf) == 0.0
+
+
+def test_each_move_is_told_how_far_its_value_misses_the_closest_moves():
+    """Target 0.25 (the agent aims at 0.75); the moves' visits, 100 and 25, add doubts of 0.05 and 0.1. Seat 1
+    plays a move worth 0.8 (0.05 + 0.1 from the aim) where the most visited is worth 0.9 (0.15 + 0.05): the
+    closest, reward 1; then one worth 0.3 (0.45 + 0.1) where the other is worth 0.6 (0.15 + 0.05): it
+    misses by 0.35. Told at once, from the mover's values."""
     adjuster, rec = tuned(target=0.25)
     adjuster.new_game()
-    move(adjuster, 1, 1, 0.9)
-    assert rec[1].tells == []  # not before the reply
-    move(adjuster, 1, 3, 0.6)
+    move(adjuster, 1, 1, 0.9, 0.8)
+    assert [r for _, r in rec[1].tells] == pytest.approx([1.0])  # before the reply
+    move(adjuster, 1, 3, 0.6, 0.3)
     adjuster.game_over([-1.0, 1.0], 1)
-    assert [r for _, r in rec[1].tells] == pytest.approx([1 - 0.15 / 0.75, 1 - 0.25 / 0.75])
+    assert [r for _, r in rec[1].tells] == pytest.approx([1.0, 1 - math.tanh(3.5)])  # the result adds none
     assert rec[0].tells == [] and rec[0].asks == 0  # the other seat's tuner heard nothing
     assert rec[1].asks == 2 and rec[1].forgets == []  # forget 1: nothing forgotten
 
 
-def test_one_setting_per_game_is_told_the_mean_of_its_moves():
-    adjuster, rec = tuned(target=0.25, per="game", forget=0.5)
+def test_a_clean_value_judges_each_move_from_before_it_to_after_the_reply_and_the_last_by_the_result():
+    """Target 0.25 (aim 0.75): the clean values before seat 0's moves are 0.5, 0.7, 0.6, then it loses; the
+    search's values play no part. Steps 0.2, -0.1, -0.6 (a win: -0.1)."""
+    adjuster, rec = tuned(target=0.25, inner=Judged({0: 0.5, 2: 0.7, 4: 0.6}))
     adjuster.new_game()
-    move(adjuster, 0, 0, 0.9)
-    move(adjuster, 0, 2, 0.6)
-    move(adjuster, 0, 4, 0.75)
-    adjuster.game_over([-1.0, 1.0], 0)  # a loss
-    assert rec[0].asks == 1
-    (told,) = rec[0].tells
-    assert told[1] == pytest.approx(np.mean([0.8, 0.8, 0.0]))  # 0.9 and 0.6 after the replies, then the loss
-    assert rec[0].forgets == [0.5]
+    for plies in (0, 2, 4):
+        move(adjuster, 0, plies, 0.9, 0.1)
+    adjuster.game_over([-1.0, 1.0], 0)
+    assert [r for _, r in rec[0].tells] == pytest.approx([R(0.2), R(-0.1), R(-0.6)])
+    assert rec[0].asks == 3 and rec[1].asks == 0
+
+
+def test_one_setting_per_game_is_told_the_step_its_result_makes_to_the_running_score():
+    """Aim 0.5, forgetting halves the past after each game. Game 1, a loss: the record (the aim, no games)
+    goes to 0, 0.5 farther per game's weight: reward 0. Game 2, a win, weighs 1 / (0.5 + 1): the record goes
+    from 0 to 2/3, 1/3 closer, times 1.5: reward 1 (a second loss would leave it at 0: reward 1/2)."""
+    adjuster, rec = tuned(per="game", forget=0.5)
+    for returns in ([-1.0, 1.0], [1.0, -1.0]):
+        adjuster.new_game()
+        for plies in (0, 2, 4):
+            move(adjuster, 0, plies, 0.9, 0.6)
+        adjuster.game_over(returns, 0)
+    assert rec[0].asks == 2
+    assert [r for _, r in rec[0].tells] == pytest.approx([0.0, 1.0])
+    assert rec[0].forgets == [0.5, 0.5]
+    assert adjuster.record[0] == pytest.approx([2 / 3, 0.75])
 
 
 def test_a_value_adjuster_is_judged_by_the_clean_value_for_the_player_to_move():
@@ -117,6 +156,15 @@ def test_a_value_adjuster_is_judged_by_the_clean_value_for_the_player_to_move():
     adjuster = AlphaDDA1(C4, StoneCounter(), nh=2, a_sim=2.0, b_sim0=-1.4, n_max=200)
     for moves in ([3, 3, 4, 4], [3, 3, 4, 4, 5]):
         assert adjuster.balance(play(moves)) == pytest.approx((1 + 0.01 * len(moves)) / 2)
+
+
+def test_a_move_few_visits_stand_behind_is_doubted():
+    """At aim 0.5, a move valued exactly 0.5 after 1 visit (doubt 0.5) is no closer than one valued 0.9 after
+    100 (0.4 + 0.05): played, it misses by 0.05."""
+    adjuster, rec = tuned()
+    adjuster.new_game()
+    move(adjuster, 0, 0, 0.9, 0.5, visits=(100.0, 1.0))
+    assert [r for _, r in rec[0].tells] == pytest.approx([1 - math.tanh(0.5)])
 
 
 def test_a_tuned_agent_tells_only_its_own_seats_tuner_and_each_agent_its_own():
@@ -138,16 +186,15 @@ def test_a_tuned_agent_tells_only_its_own_seats_tuner_and_each_agent_its_own():
     for agent, seat in ((a, 0), (b, 1)):
         events = agent.adjuster.events[seat]
         assert sum(isinstance(e, list) for e in events) == moves[seat]  # one ask per move
-        assert sum(isinstance(e, float) for e in events) == moves[seat]  # each told, the last by the result
-    last = closeness((1 + state.returns()[1]) / 2, 0.5)
-    assert b.adjuster.events[1][-1] == pytest.approx(last)
+        assert sum(isinstance(e, float) for e in events) == moves[seat]  # each told within its move
 
 
 @pytest.mark.parametrize("kind", NAMES)
-def test_every_strategy_finds_the_level_that_balances_a_known_opponent(kind):
-    """A synthetic opponent: the agent's move at level z is worth 1 / (1 + exp(-(z + 2))) to it, so z = -2 keeps
-    the game even (reward 1) and the next levels, -3 and -1, are worth 0.27 and 0.73 (reward 0.54). After 600
-    moves each strategy recommends -2 (CMA-ES, continuous: within 0.5 of it)."""
+def test_every_strategy_finds_the_level_whose_step_lands_on_the_aim(kind):
+    """A synthetic game the agent always leads, 0.6 to the aim's 0.5, with a move worth 0.5 in reach (all
+    equally visited): its move at level z gives up 0.2 / (1 + exp(z + 2)), so z = -2 lands on the aim (reward
+    1), and the next levels, -3 and -1, give up 0.146 and 0.054, 0.046 off it (reward 0.57).
+    After 600 moves each strategy recommends -2 (CMA-ES, continuous: within 0.5 of it)."""
     space = tuner_space(ADJUSTERS["fixed"], C4, check_spec(C4, "mcts:dsa=fixed,dda_tuner=nmc").options)
     settings = {"budget": 600} if kind == "lsi" else {}
     tuners = {}
@@ -162,8 +209,9 @@ def test_every_strategy_finds_the_level_that_balances_a_known_opponent(kind):
         position = Position(0, ply)
         adjuster.before_search(position)
         z = adjuster.inner.z
-        adjuster.after_search(position, result(1 / (1 + math.exp(-(min(z, 50) + 2)))))
-        adjuster.observe(position, 0)
+        values = np.array([0.6, 0.5, 0.6 - 0.2 / (1 + math.exp(min(z, 50) + 2))])  # its move is the last
+        adjuster.after_search(position, SearchResult(np.arange(3), np.full(3, 100.0), values, 300, 0.0))
+        adjuster.observe(position, 2)
     (z,) = tuners[0].values(tuners[0].recommend())
     assert abs(z + 2) <= (0.5 if kind == "cmaes" else 0)
 
@@ -197,6 +245,10 @@ def test_the_state_round_trips_as_json_and_a_damaged_one_is_refused_whole():
         ("version", lambda s: s.__setitem__("version", 99)),
         ("tuned", lambda s: s.__setitem__("tuned", ["dz"])),
         ("seeds", lambda s: s.__setitem__("seeds", [1.5, 2])),
+        ("judged", lambda s: s.__setitem__("judged", [2.0, None])),
+        ("played", lambda s: s.__setitem__("played", [1, 0])),
+        ("record", lambda s: s.__setitem__("record", [[0.5, -1.0], [0.5, 0.0]])),
+        ("record", lambda s: s.__setitem__("record", [[0.5, 1.0]])),
     ]
     for _, damage in damaged:
         state = json.loads(json.dumps(saved))
