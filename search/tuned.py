@@ -118,11 +118,11 @@ class TunedAdjuster(StrengthAdjuster):
         self.tuners = [self.make_tuner(seed) for seed in self.seeds]
         self.events: list[list] = [[], []]  # per seat: an ask's point (a list), a tell's reward, None: forget
         self.record = [[self.aim, 0.0], [self.aim, 0.0]]  # per seat: running score and its games (per game)
+        self.asked: list[np.ndarray | None] = [None, None]  # per seat: the setting in force, not yet told
         self.new_game()
 
     def new_game(self):
         self.inner.new_game()
-        self.asked: list[np.ndarray | None] = [None, None]  # per seat: the setting in force, not yet told
         self.judged: list[float | None] = [None, None]  # per seat: the clean value its setting is judged from
         self.played = [False, False]  # per seat: whether it has moved this game
         self.searched: tuple[int, object] | None = None  # (plies, result) of its last search
@@ -147,7 +147,8 @@ class TunedAdjuster(StrengthAdjuster):
             return  # not its own move
         seat, result = state.current_player(), self.searched[1]
         self.searched = None
-        if self.judged[seat] is None and self.per == "move" and result.visits.sum() > 0:
+        if self.judged[seat] is None and self.per == "move" and result.visits.sum() > 0:  # else it stays open
+            # (a search that reused a tree can end with no visits below its root: nothing to judge the move by)
             visited = result.visits > 0
             distance = np.full(len(result.visits), np.inf)  # from the aim, as far as the visits can tell
             distance[visited] = np.abs(result.values[visited] - self.aim) + DOUBT / np.sqrt(result.visits[visited])
@@ -164,7 +165,7 @@ class TunedAdjuster(StrengthAdjuster):
             step = (abs(mean - self.aim) - abs(after - self.aim)) * (games + 1.0)
             self._tell(player, min(1.0, max(0.0, 0.5 + step / (2.0 * max(self.aim, 1.0 - self.aim)))))
             self.record[player] = [after, games + 1.0]
-        elif self.asked[player] is not None:  # its last move, judged by the clean value: to the result
+        elif self.asked[player] is not None and self.judged[player] is not None:  # its last move, to the result
             self._step(player, toward(self.judged[player], score, self.aim))
         if self.factor < 1.0:
             self.tuners[player].forget(self.factor)

@@ -123,6 +123,20 @@ def test_each_move_is_told_how_far_its_value_misses_the_closest_moves():
     assert rec[1].asks == 2 and rec[1].forgets == []  # forget 1: nothing forgotten
 
 
+def test_a_search_with_no_visits_below_its_root_leaves_its_setting_open_to_the_next_game():
+    """A search that reused a tree can end with no visits below the root: nothing to judge its move by, so the
+    setting stays in force untold, through the game's end (not judged by the result: no clean value) and into
+    the next game, where the next searched move is told for it; no second ask in between."""
+    adjuster, rec = tuned(points=((1.0,), (2.0,)))
+    adjuster.new_game()
+    move(adjuster, 0, 0, 0.6, 0.5, visits=(0.0, 0.0))
+    adjuster.game_over([1.0, -1.0], 0)
+    assert rec[0].tells == [] and rec[0].asks == 1 and adjuster.asked[0].tolist() == [1.0]
+    adjuster.new_game()
+    move(adjuster, 0, 0, 0.6, 0.5)
+    assert rec[0].asks == 1 and rec[0].tells == [((1.0,), 1.0)]  # 0.5 is the aim itself: the closest
+
+
 def test_a_clean_value_judges_each_move_from_before_it_to_after_the_reply_and_the_last_by_the_result():
     """Target 0.25 (aim 0.75): the clean values before seat 0's moves are 0.5, 0.7, 0.6, then it loses; the
     search's values play no part. Steps 0.2, -0.1, -0.6 (a win: -0.1)."""
