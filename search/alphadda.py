@@ -74,12 +74,14 @@ GRIDS = {
     "alphadda1": {g: {**GRID_A2[g], "n_max": N_MAX_A2[g]} for g in GRID_A2},
     "alphadda2": GRID_A3,
     "alphadda3": GRID_A4,
-    "alphadda1z": {  # Table A2's AlphaDDA1 values, and z_a, z_0 of the first alphadda1z study (ours)
+    "alphadda1z": {  # Table A2's AlphaDDA1 values, z_a of the first alphadda1z study (ours), and z_0 over the
+        # range its step between games moves it in: the first study's 0.2-0.8 can neither get weak enough to let
+        # Random win nor strong enough to hold MCTS1 (a tuner confined to it scored 1.00 and 0.10 against them)
         g: {
             **GRID_A2[g],
             "n_max": tuple(4 * n for n in N_MAX_A2[g]),
             "z_a": (5, 10, 20, 40),
-            "z_0": (0.2, 0.4, 0.6, 0.8),
+            "z_0": (-1.0, -0.5, 0.0, 0.3, 0.6, 1.0, 1.5, 2.0),  # 0.6: TABLE_1Z's
         }
         for g in GRID_A2
     },
