@@ -35,6 +35,25 @@ SCRIPTS = [
     ),
     ("benchmarks.value_history", ["--games", "2", "--simulations", "4", "--rounds", "1", "--json", "{tmp}/o.json"]),
     (
+        "experiments.online_dda",
+        [
+            "tables",
+            "--games",
+            "1",
+            "--configs",
+            "fixed-nmc",
+            "dsa-both",
+            "--options",
+            "simulations=4",
+            "--out",
+            "{tmp}",
+        ],
+    ),
+    (
+        "experiments.online_dda",
+        ["shift", "--games", "1", "--configs", "alphadda1-ntbea", "--options", "simulations=4", "--out", "{tmp}"],
+    ),
+    (
         "benchmarks.samplers",
         ["--seeds", "1", "--trials", "50", "--problems", "mixed", "--samplers", "ntbea,lsi,random", "--out", "{tmp}"],
     ),
@@ -147,3 +166,34 @@ def test_the_paper_findings_read_our_numbers():
     assert "5 to 20: +300" in text and "40 to 400: +50" in text
     assert "C_puct 0: 700 [690, 710]; the others: 1420 to 1500" in text
     assert "P_drop 0.95: 1100 [1090, 1110]; Random held at 931" in text
+
+
+def test_settled_counts_the_games_until_the_trailing_score_stays_in_the_band():
+    """20 wins then draws: the 20-game window ending at game 20 + k scores 1 - k/40, in [0.35, 0.65] from k = 14,
+    so 34 games; all wins never settle, nor does a run that leaves the band at its end."""
+    from experiments.online_dda import settled
+
+    assert settled([1.0] * 20 + [0.5] * 40) == 34
+    assert settled([0.0] * 20 + [0.5] * 40) == 34  # from below: k / 40 reaches 0.35 at k = 14
+    assert settled([1.0] * 60) is None
+    assert settled([0.5] * 40 + [1.0] * 20) is None
+    assert settled([0.5] * 30) == 20  # in the band from its first full window
+
+
+def test_d_metric_sums_win_loss_gaps_per_seat_over_the_last_games():
+    """Against each grid agent, 60 early losses (ignored) then 40 games: first seat 15 wins, 5 losses; second seat
+    10 wins, 10 draws: |15 - 5| + |10 - 0| = 20 per agent, 100 over the five (the first 40 games: 20 per seat, all
+    losses: 200)."""
+    from experiments.online_dda import GRID_OPPONENTS, d_metric
+
+    def game(i, outcome):
+        return {"index": i, "a_seat": i % 2, "outcome": outcome}
+
+    late = [
+        game(60 + i, 1.0 if (i % 2 == 0 and i < 30) or (i % 2 == 1 and i < 20) else (-1.0 if i % 2 == 0 else 0.0))
+        for i in range(40)
+    ]
+    match = {"games": [game(i, -1.0) for i in range(60)] + late}
+    assert d_metric({o: match for o in GRID_OPPONENTS}) == 100.0
+    early = {"games": match["games"][:40]}
+    assert d_metric({o: early for o in GRID_OPPONENTS}) == 200.0

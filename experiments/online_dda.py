@@ -1,0 +1,323 @@
+"""On-line DDA tuning measured (issue 31): a strategy tunes the opponent's strength settings during the match,
+starting from defaults with no off-line games, against the agents of AlphaDDA's tables and a shifting opponent.
+
+    .venv/bin/python -m experiments.online_dda tables --game connect4 [--games 100] [--seed 0] [--configs ...]
+    .venv/bin/python -m experiments.online_dda shift --game connect4 [--games 50] [--seed 0] [--configs ...]
+    .venv/bin/python -m experiments.online_dda tables --game connect4 --report-only
+
+tables: every config (a tuned adjuster and its strategy, or an untuned baseline) plays --games games, seats
+alternating, against each of AlphaDDA's eight agents [AlphaDDA Sec. 5.4], every az side at eps 0.2 as in the
+tables' experiment (experiments.alphadda). A tuned agent carries its tuner from game to game of a match, so a
+match plays its games in order; the matches of a batch of configs play in one lock-step pool (their az agents
+share forwards). Reported per config: the score W + D/2 per agent in total and over the second half of the
+games, how many agents it keeps in [0.35, 0.65] (and within 0.10 of 0.5 over the second half), the games until
+its trailing 20-game score stays in that band, and D (eq. 11) against the grid studies' five agents over the
+last 40 games of each match (20 per seat, the size of a grid trial), beside the grid's validated best.
+shift: a config against MCTS that jumps from --weak to --strong simulations a move after --games games, the
+same agent kept throughout: its trailing score and the games it needs to come back into the band.
+
+Results survive a crash: each finished batch of matches (tables) or config (shift) is saved to
+experiments/results/online_dda/PART-GAME.json with the seed, versions and commit, and a rerun with the same
+arguments resumes from there. The .md report and the .png learning curves are rewritten after every batch.
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import numpy as np
+from tqdm import tqdm
+
+import games
+from experiments.alphadda import BAND, OPPONENTS, TEST_EPS, az, opponent_spec
+from tuner.agents import make_agent
+from tuner.match import play_matches
+from tuner.match.arena import play_game
+from tuner.provenance import environment
+from tuner.strategies import NAMES
+
+OUT = "experiments/results/online_dda"
+TUNED = {"fixed": {"dsa": "fixed"}, "alphadda1": {"dda": "alphadda1"}}  # the adjusters tuned, by the issue
+BASELINES = {  # untuned, for comparison: AlphaDDA1 at the paper's point and the grid's, ours, Wu's DSA
+    "alphadda1-paper": {"dda": "alphadda1"},
+    "alphadda1-grid": {"dda": "alphadda1", "nh": 1, "a_sim": 2.0, "b_sim0": -1.5, "n_max": 400},
+    "alphadda1z": {"dda": "alphadda1z", "rth": 0},
+    "dsa-both": {"dsa": "both"},
+}
+GRID_BEST = {"connect4": 73.4, "othello6": 89.6}  # D of each game's AlphaDDA1 grid recommendation, replayed
+GRID_OPPONENTS = ["az", "mcts1", "mcts2", "minimax1", "random"]  # the grid studies' five agents
+WINDOW = 20  # games in the trailing score that must stay in the band
+LATE = 40  # the last games of a match that D is measured over: 20 per seat, as a grid trial
+
+
+def configs() -> dict:
+    """Every config by name: `ADJUSTER-STRATEGY` for each tuned adjuster and strategy, then the baselines."""
+    tuned = {f"{a}-{s}": {**keys, "dda_tuner": s} for a, keys in TUNED.items() for s in NAMES}
+    return {**tuned, **BASELINES}
+
+
+def spec(game: str, config: str, options: str) -> str:
+    """The az spec of `config` at the tables' eps, with `options` (a spec's `k=v,...` tail) added."""
+    extra = dict(kv.split("=", 1) for kv in options.split(",")) if options else {}
+    return az(game, eps=TEST_EPS, **configs()[config], **extra)
+
+
+# --- measures ------------------------------------------------------------------------------------
+
+
+def scores(match: dict) -> list[float]:
+    """The config's score in each game of a match, in order."""
+    return [(g["outcome"] + 1) / 2 for g in sorted(match["games"], key=lambda g: g["index"])]
+
+
+def in_band(score: float) -> bool:
+    return BAND[0] <= score <= BAND[1]
+
+
+def settled(points: list[float], window: int = WINDOW) -> int | None:
+    """Games played until the trailing `window`-game score entered the band for good (None: it never did)."""
+    trailing = [float(np.mean(points[n - window : n])) for n in range(window, len(points) + 1)]
+    if not trailing or not in_band(trailing[-1]):
+        return None
+    n = len(trailing)
+    while n > 0 and in_band(trailing[n - 1]):
+        n -= 1
+    return n + window
+
+
+def d_metric(matches: dict, last: int = LATE) -> float:
+    """AlphaDDA's D [eq. 11] over the last `last` games of each match against GRID_OPPONENTS: sum of |W - L| per
+    seat; games alternate seats, so the window holds last / 2 of each."""
+    total = 0
+    for opponent in GRID_OPPONENTS:
+        games_ = sorted(matches[opponent]["games"], key=lambda g: g["index"])[-last:]
+        for seat in (0, 1):
+            outcomes = [g["outcome"] for g in games_ if g["a_seat"] == seat]
+            total += abs(sum(o > 0 for o in outcomes) - sum(o < 0 for o in outcomes))
+    return float(total)
+
+
+def summary(matches: dict) -> dict:
+    """A config's measures over its matches against every opponent (by name)."""
+    rows = {}
+    for opponent, match in matches.items():
+        points = scores(match)
+        half = len(points) // 2
+        rows[opponent] = {
+            "score": float(np.mean(points)),
+            "late": float(np.mean(points[half:])),
+            "settled": settled(points),
+        }
+    return {
+        "rows": rows,
+        "in_band": sum(in_band(r["score"]) for r in rows.values()),
+        "late_close": sum(abs(r["late"] - 0.5) <= 0.10 for r in rows.values()),
+        "d_late": d_metric(matches) if all(o in matches for o in GRID_OPPONENTS) else None,
+    }
+
+
+# --- the parts -----------------------------------------------------------------------------------
+
+
+def save(out: dict, path: str) -> None:
+    """Write `out` atomically: a crash leaves the last whole version."""
+    with open(path + ".tmp", "w") as f:
+        json.dump(out, f)
+    os.replace(path + ".tmp", path)
+
+
+def load(path: str, args) -> dict:
+    """The results so far at `path` if they were made with these arguments, else a fresh record."""
+    fixed = {"game": args.game, "games": args.games, "seed": args.seed, "options": args.options}
+    if os.path.exists(path):
+        with open(path) as f:
+            out = json.load(f)
+        if out["args"] != fixed:
+            sys.exit(f"{path} holds a run with {out['args']}, not {fixed}: move it away or rerun with those")
+        return out
+    return {"args": fixed, "environment": environment(args.seed), "configs": {}, "seconds": 0.0}
+
+
+def tables(args, path: str) -> dict:
+    out = load(path, args)
+    todo = [c for c in args.configs if c not in out["configs"]]
+    with tqdm(total=len(todo) * len(OPPONENTS) * args.games, desc=f"tables on {args.game}", unit="game") as bar:
+        for b in range(0, len(todo), args.batch):
+            start, batch = time.time(), todo[b : b + args.batch]
+            matches = [
+                (spec(args.game, c, args.options), opponent_spec(args.game, o, eps=TEST_EPS), args.seed + m, args.games)
+                for c in batch
+                for m, o in enumerate(OPPONENTS)
+            ]
+            results = iter(play_matches(args.game, matches, progress=bar))
+            for c in batch:
+                out["configs"][c] = {
+                    "spec": spec(args.game, c, args.options),
+                    "matches": {o: next(results).to_dict(with_games=True) for o in OPPONENTS},
+                }
+            out["seconds"] += time.time() - start
+            save(out, path)
+            report(out, args, path)
+    return out
+
+
+def shift(args, path: str) -> dict:
+    out = load(path, args)
+    game = games.load(args.game)
+    people = [f"mcts:simulations={args.weak}", f"mcts:simulations={args.strong}"]
+    out["people"] = people
+    for c in tqdm([c for c in args.configs if c not in out["configs"]], desc="shift", unit="config"):
+        start = time.time()
+        agent = make_agent(game, spec(args.game, c, args.options), seed=args.seed)
+        person = [make_agent(game, p, seed=args.seed + 1) for p in people]
+        outcomes = [
+            play_game(game, agent, person[i >= args.games], args.seed, i).outcome for i in range(2 * args.games)
+        ]
+        points = [(o + 1) / 2 for o in outcomes]
+        out["configs"][c] = {
+            "spec": spec(args.game, c, args.options),
+            "scores": points,
+            "before": float(np.mean(points[: args.games])),
+            "after": float(np.mean(points[args.games :])),
+            "rebalanced": settled(points[args.games :], window=10),
+        }
+        out["seconds"] += time.time() - start
+        save(out, path)
+        report(out, args, path)
+    return out
+
+
+# --- reports -------------------------------------------------------------------------------------
+
+
+def report(out: dict, args, path: str) -> None:
+    stem = path[: -len(".json")]
+    text = tables_report(out, args) if args.part == "tables" else shift_report(out, args)
+    env = out["environment"]
+    text += f"\nSeed {env['seed']}, {out['seconds'] / 60:.0f} min, commit {env['commit']}, {env['date']}.\n"
+    with open(stem + ".md", "w") as f:
+        f.write(text)
+    plot(out, args, stem + ".png")
+
+
+def tables_report(out: dict, args) -> str:
+    done = out["configs"]
+    lines = [
+        f"# On-line DDA tuning against eight agents on {args.game} (issue 31)",
+        "",
+        f"Each config plays {args.games} games against each agent, seats alternating, every az side at eps "
+        f"{TEST_EPS:g}; a tuned config starts from its adjuster's defaults with no off-line games and carries its "
+        "tuner through the match. Score W + D/2 of the config in total (over the second half of the games); "
+        f"band: [{BAND[0]}, {BAND[1]}]; close: within 0.10 of 0.5 over the second half; settled: games until the "
+        f"trailing {WINDOW}-game score stayed in the band (-: never). D (eq. 11) over the last {LATE} games against "
+        f"{', '.join(GRID_OPPONENTS)}, beside the AlphaDDA1 grid's validated best, "
+        f"{GRID_BEST.get(args.game, float('nan')):g} (a mean of 5 trials; one trial's D varies by about 10-20).",
+        "",
+        f"| config | {' | '.join(OPPONENTS)} | in band | close | D |",
+        "|---|" + "---|" * (len(OPPONENTS) + 3),
+    ]
+    for name, config in done.items():
+        s = summary(config["matches"])
+        cells = [f"{s['rows'][o]['score']:.2f} ({s['rows'][o]['late']:.2f})" for o in OPPONENTS]
+        d = "-" if s["d_late"] is None else f"{s['d_late']:.0f}"
+        lines.append(f"| {name} | {' | '.join(cells)} | {s['in_band']} of 8 | {s['late_close']} of 8 | {d} |")
+    lines += ["", "Games until settled in the band:", "", f"| config | {' | '.join(OPPONENTS)} |"]
+    lines.append("|---|" + "---|" * len(OPPONENTS))
+    for name, config in done.items():
+        rows = summary(config["matches"])["rows"]
+        lines.append(f"| {name} | {' | '.join(str(rows[o]['settled'] or '-') for o in OPPONENTS)} |")
+    lines += ["", "Specs:", ""] + [f"- {name}: `{config['spec']}`" for name, config in done.items()]
+    return "\n".join(lines) + "\n"
+
+
+def shift_report(out: dict, args) -> str:
+    weak, strong = out["people"]
+    lines = [
+        f"# A shifting opponent on {args.game} (issue 31)",
+        "",
+        f"Each config plays {args.games} games against `{weak}`, then {args.games} against `{strong}`, seats "
+        "alternating, the same agent (and tuner) throughout. Score W + D/2 of the config before and after the jump; "
+        f"re-balanced: games after the jump until its trailing 10-game score stayed in [{BAND[0]}, {BAND[1]}].",
+        "",
+        "| config | before | after | re-balanced after |",
+        "|---|---|---|---|",
+    ]
+    for name, r in out["configs"].items():
+        lines.append(f"| {name} | {r['before']:.2f} | {r['after']:.2f} | {r['rebalanced'] or '-'} |")
+    return "\n".join(lines) + "\n"
+
+
+def plot(out: dict, args, path: str) -> None:
+    """Learning curves: each config's trailing score against games played, per opponent (tables) or overall."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    def trailing(points, window):
+        return np.convolve(points, np.ones(window) / window, mode="valid")
+
+    panels = OPPONENTS if args.part == "tables" else ["shift"]
+    fig, axes = plt.subplots(2 if len(panels) > 1 else 1, max(1, len(panels) // 2), figsize=(16, 7), squeeze=False)
+    for ax, panel in zip(axes.flat, panels):
+        for name, config in out["configs"].items():
+            if args.part == "tables":
+                points, window = scores(config["matches"][panel]), WINDOW
+            else:
+                points, window = config["scores"], 10
+            window = min(window, len(points))  # a short match: its whole score
+            style = "--" if name in BASELINES else "-"
+            ax.plot(np.arange(window, len(points) + 1), trailing(points, window), style, label=name, linewidth=1)
+        ax.axhspan(*BAND, color="grey", alpha=0.15)
+        if args.part == "shift":
+            ax.axvline(args.games, color="black", linewidth=0.8)
+        ax.set_title(panel)
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_xlabel("games played")
+        ax.set_ylabel(f"trailing {window}-game score")
+    axes.flat[0].legend(fontsize=6, ncol=2)
+    fig.suptitle(f"On-line DDA tuning on {args.game}: the config's trailing score (band shaded)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("part", choices=["tables", "shift"])
+    parser.add_argument("--game", choices=["connect4", "othello6"], default="connect4")
+    parser.add_argument("--games", type=int, help="games per match (tables: 100); per strength (shift: 50)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--configs", nargs="+", help=f"configs to play (default: all), of {', '.join(configs())}")
+    parser.add_argument("--options", default="", help="spec keys added to every config, e.g. dda_per=game")
+    parser.add_argument("--batch", type=int, default=2, help="tables: configs whose matches play in one pool (2)")
+    parser.add_argument("--weak", type=int, default=50, help="shift: the opponent's simulations before the jump")
+    parser.add_argument("--strong", type=int, default=2000, help="shift: its simulations after the jump")
+    parser.add_argument("--report-only", action="store_true", help="rewrite the .md and .png from the .json")
+    parser.add_argument("--out", default=OUT)
+    args = parser.parse_args()
+    args.games = args.games or (100 if args.part == "tables" else 50)
+    args.configs = args.configs or list(configs())
+    unknown = [c for c in args.configs if c not in configs()]
+    if unknown or args.games < 1 or args.batch < 1:
+        parser.error(f"unknown configs {unknown}" if unknown else "--games and --batch are at least 1")
+    os.makedirs(args.out, exist_ok=True)
+    suffix = f"-{args.options.replace('=', '-').replace(',', '_')}" if args.options else ""
+    path = os.path.join(args.out, f"{args.part}-{args.game}{suffix}.json")
+    if args.report_only:
+        if not os.path.exists(path):
+            sys.exit(f"no {path}: run `python -m experiments.online_dda {args.part} --game {args.game}` first")
+        with open(path) as f:
+            out = json.load(f)
+        args.games = out["args"]["games"]
+        report(out, args, path)
+    else:
+        (tables if args.part == "tables" else shift)(args, path)
+    with open(path[: -len(".json")] + ".md") as f:
+        print(f.read())
+
+
+if __name__ == "__main__":
+    main()
