@@ -40,9 +40,9 @@ from tuner.strategies import NAMES
 
 OUT = "experiments/results/online_dda"
 TUNED = {"fixed": {"dsa": "fixed"}, "alphadda1": {"dda": "alphadda1"}}  # the adjusters tuned, by the issue
-BASELINES = {  # untuned, for comparison: AlphaDDA1 at the paper's point and the grid's, ours, Wu's DSA
+BASELINES = {  # untuned: AlphaDDA1 at the paper's point and the grid's validated best, ours, Wu's DSA
     "alphadda1-paper": {"dda": "alphadda1"},
-    "alphadda1-grid": {"dda": "alphadda1", "nh": 1, "a_sim": 2.0, "b_sim0": -1.5, "n_max": 400},
+    "alphadda1-best": {"dda": "alphadda1", "nh": 1, "a_sim": 2.0, "b_sim0": -1.5, "n_max": 400},
     "alphadda1z": {"dda": "alphadda1z", "rth": 0},
     "dsa-both": {"dsa": "both"},
 }
@@ -299,7 +299,7 @@ def main() -> None:
     parser.add_argument("--out", default=OUT)
     args = parser.parse_args()
     args.games = args.games or (100 if args.part == "tables" else 50)
-    args.configs = args.configs or list(configs())
+    args.configs = list(dict.fromkeys(args.configs or configs()))
     unknown = [c for c in args.configs if c not in configs()]
     if unknown or args.games < 1 or args.batch < 1:
         parser.error(f"unknown configs {unknown}" if unknown else "--games and --batch are at least 1")
