@@ -151,10 +151,11 @@ def tables(args, path: str) -> dict:
                 for c in batch
                 for m, o in enumerate(OPPONENTS)
             ]
-            results = iter(play_matches(args.game, matches, progress=bar))
+            results, commit = iter(play_matches(args.game, matches, progress=bar)), environment(args.seed)["commit"]
             for c in batch:
                 out["configs"][c] = {
                     "spec": spec(args.game, c, args.options),
+                    "commit": commit,  # a resumed run's batches may run at later commits than the first
                     "matches": {o: next(results).to_dict(with_games=True) for o in OPPONENTS},
                 }
             out["seconds"] += time.time() - start
@@ -178,6 +179,7 @@ def shift(args, path: str) -> dict:
         points = [(o + 1) / 2 for o in outcomes]
         out["configs"][c] = {
             "spec": spec(args.game, c, args.options),
+            "commit": environment(args.seed)["commit"],
             "scores": points,
             "before": float(np.mean(points[: args.games])),
             "after": float(np.mean(points[args.games :])),
@@ -228,7 +230,8 @@ def tables_report(out: dict, args) -> str:
     for name, config in done.items():
         rows = summary(config["matches"])["rows"]
         lines.append(f"| {name} | {' | '.join(str(rows[o]['settled'] or '-') for o in OPPONENTS)} |")
-    lines += ["", "Specs:", ""] + [f"- {name}: `{config['spec']}`" for name, config in done.items()]
+    lines += ["", "Specs (and the commit each ran at):", ""]
+    lines += [f"- {name}: `{config['spec']}` ({config.get('commit', '-')})" for name, config in done.items()]
     return "\n".join(lines) + "\n"
 
 
