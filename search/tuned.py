@@ -2,28 +2,27 @@
 
 SA-MCTS's loop one level up [SA-MCTS Fig. 1]: where SA-MCTS asks a strategy for search-control values
 before each simulation and tells it the playout's result, `TunedAdjuster` asks for the adjuster's
-settings (AlphaDDA1's A_sim, B_sim0, ...; Wu's dz, epsilon; the softmax level z) before each of its
-agent's searches, or once per game, and tells the strategy whether that setting moved the game toward the
+settings (AlphaDDA1's A_sim, B_sim0, ...; Wu's dz, epsilon; the softmax level z) at each of its agent's
+moves, or once per game, and tells the strategy whether that setting moved the game toward the
 target score. The strategies are handed in (the composition root, `tuner.agents`, makes them), one per
 seat: the first move is worth much in Connect4, so each seat learns its own setting from its own games.
 
 The reward, in [0, 1], says whether the setting moved the game toward the aim, 1 - target (the target is
-the opponent's score: 0.6 lets the person win 60%), read where it depends on this setting alone:
-- AlphaDDA's adjusters (`balance`): the step of the clean net's value from before the agent's move to after
-  the opponent's reply, `toward(s, s2, aim) = |s - aim| - |s2 - aim|` (the last move's runs to the game's
-  result, win 1, draw 0.5, loss 0), told as 1/2 + tanh(step / 0.1) / 2: AlphaDDA's own signal, undamaged
-  by the settings being tuned;
-- the others, within the move: how much farther from the aim the played move's value lies than the closest
-  move's, told as 1 - tanh(miss / 0.1). A value a few visits stand behind is doubted (DOUBT / sqrt(visits)
-  added to its distance): a move the search barely looked at is valued near its prior, near even, and a
-  pilot rewarded the weakest level (z = -6, the least visited moves) against opponents it lost to.
-Not the level after the move: that is mostly the game so far (a pilot rewarding it learnt nothing in 40
-games against any of five opponents). Nor the step within the move: a move can always lose value but never
-gain any, so a weakening level earns while the agent leads and the best move earns nothing while it
-trails; the closest move is in reach from every position. The 0.1 (`STEP`): moves change an expected
-score by hundredths to tenths, and strategies built for rewards spread over [0, 1] (UCB's bonus) would
-otherwise explore for thousands of moves (a pilot's NMC tried each of 13 levels evenly for 360 moves);
-fixed, so that a reward means the same all match long (CMA-ES keeps its best so far).
+the opponent's score: 0.6 lets the person win 60%): the step of the agent's expected score from before its
+move to before its next one, `toward(s, s2, aim) = |s - aim| - |s2 - aim|` (the last move's runs to the
+game's result, win 1, draw 0.5, loss 0), told as 1/2 + tanh(step / 0.1) / 2. The step holds both what the
+setting gave up (or kept) and the opponent's reply, so it reads the opponent as it is: against a weak one,
+whose replies hand the agent value, only a setting that gives value back holds the game near the aim. The
+expected score is AlphaDDA's clean value where the adjuster has one (`balance`, read before the search:
+undamaged by the settings being tuned); otherwise the search's own (`SearchResult.score`), known only after
+the search, so the setting is asked there, in force for that move's choice and the next search's budget.
+Neither the level itself (mostly the game so far: a pilot rewarding it learnt nothing in 40 games against
+any of five opponents) nor a step within the move (blind to the opponent: rewarding how close the played
+move's value came to the aim, a pilot's tuner chose strong levels against Random, 0.80 over games 21-40).
+The 0.1 (`STEP`): moves change an expected score by hundredths to tenths, and strategies built for rewards
+spread over [0, 1] (UCB's bonus) would otherwise explore for thousands of moves (a pilot's NMC tried each of
+13 levels evenly for 360 moves); fixed, so that a reward means the same all match long (CMA-ES keeps its
+best so far).
 Per game (`per="game"`) one setting plays the whole game and is told the step its result made to the
 seat's running score (the mean of its results, each game weighing 1/n of it; `toward` per unit of that
 weight): within a game the steps sum to the result's distance from the aim, the same for a win and a loss.
@@ -45,7 +44,6 @@ import numpy as np
 from search.strength import StrengthAdjuster, _check_fields
 
 VERSION = 2  # of state_dict's layout (1: rewarded the level, not the step)
-DOUBT = 0.5  # a move's value lies within DOUBT / sqrt(its visits) of the truth, as a search can tell
 STEP = 0.1  # a step's size that earns tanh(1): moves change an expected score by hundredths to tenths
 
 
@@ -69,12 +67,6 @@ def toward(score: float, after: float, aim: float) -> float:
 def reward(step: float) -> float:
     """A step's reward in [0, 1]: 1/2 + tanh(step / STEP) / 2."""
     return 0.5 + 0.5 * math.tanh(step / STEP)
-
-
-def fit(miss: float) -> float:
-    """A move's reward in [0, 1] when its value lies `miss` farther from the aim than the closest move's:
-    1 - tanh(miss / STEP), 1 for the closest."""
-    return 1.0 - math.tanh(miss / STEP) if math.isfinite(miss) else 0.0
 
 
 class TunedAdjuster(StrengthAdjuster):
@@ -123,36 +115,31 @@ class TunedAdjuster(StrengthAdjuster):
 
     def new_game(self):
         self.inner.new_game()
-        self.judged: list[float | None] = [None, None]  # per seat: the clean value its setting is judged from
+        self.judged: list[float | None] = [None, None]  # per seat: its expected score before its last move
         self.played = [False, False]  # per seat: whether it has moved this game
-        self.searched: tuple[int, object] | None = None  # (plies, result) of its last search
 
     def before_search(self, state):
         seat = state.current_player()
         score = self.inner.balance(state)
-        if score is not None and self.judged[seat] is not None and self.per == "move":
-            self._step(seat, toward(self.judged[seat], score, self.aim))  # the opponent has replied
-        if self.asked[seat] is None:
+        if score is not None:
+            self._judge(seat, score)
+        if self.asked[seat] is None and (score is not None or self.per == "game"):
             self._ask(seat)
-        self.judged[seat], self.played[seat] = score, True
+        self.played[seat] = True
         return self.inner.before_search(state)
 
     def after_search(self, state, result):
-        self.searched = (len(state.history()), result)
-        return self.inner.after_search(state, result)
-
-    def observe(self, state, action):
-        self.inner.observe(state, action)
-        if self.searched is None or self.searched[0] != len(state.history()):
-            return  # not its own move
-        seat, result = state.current_player(), self.searched[1]
-        self.searched = None
-        if self.judged[seat] is None and self.per == "move" and result.visits.sum() > 0:  # else it stays open
-            # (a search that reused a tree can end with no visits below its root: nothing to judge the move by)
-            visited = result.visits > 0
-            distance = np.full(len(result.visits), np.inf)  # from the aim, as far as the visits can tell
-            distance[visited] = np.abs(result.values[visited] - self.aim) + DOUBT / np.sqrt(result.visits[visited])
-            self._tell(seat, fit(float(distance[result.actions == action][0] - distance.min())))
+        seat = state.current_player()
+        if self.per == "game" or self.inner.balance(state) is not None:
+            return self.inner.after_search(state, result)
+        score = result.score()  # the search's expected score: none if nothing below the root was visited
+        if score is not None:
+            self._judge(seat, score)
+        asked = self.asked[seat] is None
+        if asked:
+            self._ask(seat)  # in force for this move's choice (and the next search's budget)
+        knobs = self.inner.after_search(state, result)
+        return self.inner.preview() if knobs is None and asked else knobs
 
     def game_over(self, returns, player):
         self.inner.game_over(returns, player)
@@ -165,12 +152,15 @@ class TunedAdjuster(StrengthAdjuster):
             step = (abs(mean - self.aim) - abs(after - self.aim)) * (games + 1.0)
             self._tell(player, min(1.0, max(0.0, 0.5 + step / (2.0 * max(self.aim, 1.0 - self.aim)))))
             self.record[player] = [after, games + 1.0]
-        elif self.asked[player] is not None and self.judged[player] is not None:  # its last move, to the result
-            self._step(player, toward(self.judged[player], score, self.aim))
+        else:
+            self._judge(player, score)  # its last move: to the result
         if self.factor < 1.0:
             self.tuners[player].forget(self.factor)
             self.events[player].append(None)
             self.record[player][1] *= self.factor
+
+    def observe(self, state, action):
+        self.inner.observe(state, action)
 
     def preview(self):
         return self.inner.preview()
@@ -189,8 +179,12 @@ class TunedAdjuster(StrengthAdjuster):
         self.events[seat].append(x.tolist())
         self.inner.retune(dict(zip(self.names, self.tuners[seat].values(x))))
 
-    def _step(self, seat: int, step: float) -> None:
-        self._tell(seat, reward(step))
+    def _judge(self, seat: int, score: float) -> None:
+        """The seat's expected score before its move (or the result, after its last) is `score`: per move, the
+        setting in force since the last judgement is told the step from there to here."""
+        if self.per == "move" and self.asked[seat] is not None and self.judged[seat] is not None:
+            self._tell(seat, reward(toward(self.judged[seat], score, self.aim)))
+        self.judged[seat] = score
 
     def _tell(self, seat: int, reward: float) -> None:
         self.tuners[seat].tell(self.asked[seat], reward)
@@ -239,7 +233,6 @@ class TunedAdjuster(StrengthAdjuster):
         self.tuners, self.events, self.seeds = tuners, [list(e) for e in events], list(seeds)
         self.asked, self.judged, self.played = asked, [None if v is None else float(v) for v in judged], list(played)
         self.record = [[float(m), float(n)] for m, n in record]
-        self.searched = None
 
     def _replay(self, seat: int, seed: int, events) -> Tuner:
         """The seat's strategy as it stood after `events`, replayed into a fresh one seeded `seed`; ValueError in

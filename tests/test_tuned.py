@@ -12,11 +12,11 @@ import games
 from search.alphadda import AlphaDDA1
 from search.mcts import SearchResult
 from search.strength import Level
-from search.tuned import TunedAdjuster, fit, reward, toward
+from search.tuned import TunedAdjuster, reward, toward
 from tests.test_alphadda import StoneCounter, play
 from tuner.agents import check_spec, make_agent
 from tuner.agents.adjusters import ADJUSTERS, tuner_space
-from tuner.strategies import NAMES, make_strategy
+from tuner.strategies import make_strategy
 
 C4 = games.load("connect4")
 
@@ -104,37 +104,47 @@ def test_a_step_is_rewarded_by_how_much_closer_to_the_aim_it_ends():
     assert toward(0.5, 0.7, 0.75) == pytest.approx(0.2)
     assert reward(0.1) == pytest.approx(0.8808, abs=1e-4) and reward(-0.1) == pytest.approx(0.1192, abs=1e-4)
     assert reward(0.0) == 0.5 and 0.5 < reward(0.02) < reward(0.05) < reward(0.3) < 1.0
-    assert fit(0.0) == 1.0 and fit(0.1) == pytest.approx(0.2384, abs=1e-4) and fit(math.inf) == 0.0
 
 
-def test_each_move_is_told_how_far_its_value_misses_the_closest_moves():
-    """Target 0.25 (the agent aims at 0.75); the moves' visits, 100 and 25, add doubts of 0.05 and 0.1. Seat 1
-    plays a move worth 0.8 (0.05 + 0.1 from the aim) where the most visited is worth 0.9 (0.15 + 0.05): the
-    closest, reward 1; then one worth 0.3 (0.45 + 0.1) where the other is worth 0.6 (0.15 + 0.05): it
-    misses by 0.35. Told at once, from the mover's values."""
-    adjuster, rec = tuned(target=0.25)
+def scored(adjuster, seat, plies, score):
+    """The tuned agent (in `seat`) searches at ply `plies`, its search's expected score `score`, and moves."""
+    position = Position(seat, plies)
+    adjuster.before_search(position)
+    knobs = adjuster.after_search(position, result(score, score))
+    adjuster.observe(position, 1)
+    return knobs
+
+
+def test_the_search_judges_each_move_from_before_it_to_before_the_next_and_the_last_by_the_result():
+    """Target 0.25 (aim 0.75), no clean value: seat 1's searches expect 0.5, 0.7, 0.6, then it loses. Steps 0.2,
+    -0.1, -0.6 (a win: -0.1), each told once the next search (or the result) is in, from the mover's view; the
+    setting is asked after the search, in time for its move: its z is the move's."""
+    adjuster, rec = tuned(points=((1.0,), (2.0,)), target=0.25)
     adjuster.new_game()
-    move(adjuster, 1, 1, 0.9, 0.8)
-    assert [r for _, r in rec[1].tells] == pytest.approx([1.0])  # before the reply
-    move(adjuster, 1, 3, 0.6, 0.3)
-    adjuster.game_over([-1.0, 1.0], 1)
-    assert [r for _, r in rec[1].tells] == pytest.approx([1.0, 1 - math.tanh(3.5)])  # the result adds none
+    knobs = scored(adjuster, 1, 1, 0.5)
+    assert rec[1].asks == 1 and rec[1].tells == [] and knobs.z == 1.0
+    scored(adjuster, 1, 3, 0.7)
+    assert [r for _, r in rec[1].tells] == pytest.approx([R(0.2)])
+    scored(adjuster, 1, 5, 0.6)
+    adjuster.game_over([1.0, -1.0], 1)
+    assert [x for x, _ in rec[1].tells] == [(1.0,), (2.0,), (1.0,)]  # each to the setting of its own move
+    assert [r for _, r in rec[1].tells] == pytest.approx([R(0.2), R(-0.1), R(-0.6)])
     assert rec[0].tells == [] and rec[0].asks == 0  # the other seat's tuner heard nothing
-    assert rec[1].asks == 2 and rec[1].forgets == []  # forget 1: nothing forgotten
+    assert rec[1].asks == 3 and rec[1].forgets == []  # forget 1: nothing forgotten
 
 
-def test_a_search_with_no_visits_below_its_root_leaves_its_setting_open_to_the_next_game():
-    """A search that reused a tree can end with no visits below the root: nothing to judge its move by, so the
-    setting stays in force untold, through the game's end (not judged by the result: no clean value) and into
-    the next game, where the next searched move is told for it; no second ask in between."""
+def test_a_search_with_no_visits_below_its_root_judges_nothing_and_the_setting_stays():
+    """A search that reused a tree can end with no visits below the root: no expected score, so the setting in
+    force stays untold and no new one is asked; the step is told from the last judged score to the next."""
     adjuster, rec = tuned(points=((1.0,), (2.0,)))
     adjuster.new_game()
-    move(adjuster, 0, 0, 0.6, 0.5, visits=(0.0, 0.0))
-    adjuster.game_over([1.0, -1.0], 0)
-    assert rec[0].tells == [] and rec[0].asks == 1 and adjuster.asked[0].tolist() == [1.0]
-    adjuster.new_game()
-    move(adjuster, 0, 0, 0.6, 0.5)
-    assert rec[0].asks == 1 and rec[0].tells == [((1.0,), 1.0)]  # 0.5 is the aim itself: the closest
+    scored(adjuster, 0, 0, 0.9)
+    position = Position(0, 2)
+    adjuster.before_search(position)
+    adjuster.after_search(position, result(0.6, 0.5, visits=(0.0, 0.0)))
+    assert rec[0].asks == 1 and rec[0].tells == []
+    scored(adjuster, 0, 4, 0.6)
+    assert rec[0].asks == 2 and rec[0].tells == [((1.0,), pytest.approx(R(0.3)))]
 
 
 def test_a_clean_value_judges_each_move_from_before_it_to_after_the_reply_and_the_last_by_the_result():
@@ -172,15 +182,6 @@ def test_a_value_adjuster_is_judged_by_the_clean_value_for_the_player_to_move():
         assert adjuster.balance(play(moves)) == pytest.approx((1 + 0.01 * len(moves)) / 2)
 
 
-def test_a_move_few_visits_stand_behind_is_doubted():
-    """At aim 0.5, a move valued exactly 0.5 after 1 visit (doubt 0.5) is no closer than one valued 0.9 after
-    100 (0.4 + 0.05): played, it misses by 0.05."""
-    adjuster, rec = tuned()
-    adjuster.new_game()
-    move(adjuster, 0, 0, 0.9, 0.5, visits=(100.0, 1.0))
-    assert [r for _, r in rec[0].tells] == pytest.approx([1 - math.tanh(0.5)])
-
-
 def test_a_tuned_agent_tells_only_its_own_seats_tuner_and_each_agent_its_own():
     a = make_agent(C4, "mcts:simulations=8,dsa=fixed,dda_tuner=nmc", seed=1)
     b = make_agent(C4, "mcts:simulations=8,dsa=fixed,dda_tuner=nmc", seed=2)
@@ -200,34 +201,28 @@ def test_a_tuned_agent_tells_only_its_own_seats_tuner_and_each_agent_its_own():
     for agent, seat in ((a, 0), (b, 1)):
         events = agent.adjuster.events[seat]
         assert sum(isinstance(e, list) for e in events) == moves[seat]  # one ask per move
-        assert sum(isinstance(e, float) for e in events) == moves[seat]  # each told within its move
+        assert sum(isinstance(e, float) for e in events) == moves[seat]  # each told, the last at the game's end
 
 
-@pytest.mark.parametrize("kind", NAMES)
-def test_every_strategy_finds_the_level_whose_step_lands_on_the_aim(kind):
-    """A synthetic game the agent always leads, 0.6 to the aim's 0.5, with a move worth 0.5 in reach (all
-    equally visited): its move at level z gives up 0.2 / (1 + exp(z + 2)), so z = -2 lands on the aim (reward
-    1), and the next levels, -3 and -1, give up 0.146 and 0.054, 0.046 off it (reward 0.57).
-    After 600 moves each strategy recommends -2 (CMA-ES, continuous: within 0.5 of it)."""
+@pytest.mark.parametrize("gain", [0.1, 0.05])
+@pytest.mark.parametrize("kind", ["nmc", "ntbea"])
+def test_a_bandit_holds_a_game_at_the_aim_where_one_level_gives_back_what_the_replies_hand_over(kind, gain):
+    """A synthetic game: each reply of a weak opponent hands the agent `gain` of expected score, and its move at
+    level z gives up 0.2 / (1 + exp(z + 2)): z = -2 gives back 0.1, z = -0.9 0.05. From 0.6, with the aim 0.5,
+    NMC and NTBEA hold the game within 0.10 of the aim (the issue's bound for a match's second half) over the
+    last 300 of 600 moves, where the default level (z 0) lets it run off to 1, and swapped rewards would chase
+    it to 1 or 0. The others do not: random and grid never settle, and EA, LSI and CMA-ES
+    chase the moving reward (at gain 0.1 and 0.05, EA 0.50 and 0.40, LSI 0.65 and 0.41, CMA-ES 1.0 and 0.0)."""
     space = tuner_space(ADJUSTERS["fixed"], C4, check_spec(C4, "mcts:dsa=fixed,dda_tuner=nmc").options)
-    settings = {"budget": 600} if kind == "lsi" else {}
-    tuners = {}
-
-    def make(seed):
-        tuners[seed - 3] = make_strategy(space, kind, seed=seed, **settings)
-        return tuners[seed - 3]
-
-    adjuster = TunedAdjuster(Level(), make, tuple(space.names), (3, 4))
+    adjuster = TunedAdjuster(Level(), lambda seed: make_strategy(space, kind, seed=seed), tuple(space.names), (3, 4))
     adjuster.new_game()
+    value, values = 0.6, []
     for ply in range(0, 1200, 2):
-        position = Position(0, ply)
-        adjuster.before_search(position)
-        z = adjuster.inner.z
-        values = np.array([0.6, 0.5, 0.6 - 0.2 / (1 + math.exp(min(z, 50) + 2))])  # its move is the last
-        adjuster.after_search(position, SearchResult(np.arange(3), np.full(3, 100.0), values, 300, 0.0))
-        adjuster.observe(position, 2)
-    (z,) = tuners[0].values(tuners[0].recommend())
-    assert abs(z + 2) <= (0.5 if kind == "cmaes" else 0)
+        scored(adjuster, 0, ply, value)
+        given_up = 0.2 / (1 + math.exp(min(adjuster.inner.z, 50) + 2))
+        value = min(1.0, max(0.0, value - given_up + gain))
+        values.append(value)
+    assert abs(np.mean(values[300:]) - 0.5) <= 0.10
 
 
 def test_the_state_round_trips_as_json_and_a_damaged_one_is_refused_whole():
