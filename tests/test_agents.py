@@ -90,3 +90,49 @@ def test_a_whole_number_too_large_for_the_search_is_a_one_line_error(spec):
     with pytest.raises(ValueError, match="expected a whole number from 1 to 9.22337e\\+18") as error:
         parse_spec(spec)
     assert "\n" not in str(error.value)
+
+
+def _numeric_keys():
+    """(agent, key, context) for every numeric key of every agent, the context the spec keys it needs to be read
+    (an adjuster's keys need the adjuster that reads them; a strategy's settings, the strategy)."""
+    from tuner.agents.adjusters import ADJUSTERS, TUNER_KEYS
+    from tuner.strategies import REGISTRY
+
+    context = {k: "dsa=fixed,dda_tuner=nmc" for k in TUNER_KEYS}
+    for kind in ADJUSTERS.values():
+        for key in kind.keys:
+            context.setdefault(key, f"{kind.selector}={kind.name}")
+    for strategy, entry in REGISTRY.items():
+        for setting in entry.settings:
+            context.setdefault(setting.spec_key, f"tuner={strategy}")
+    for name, agent in AGENTS.items():
+        for key, spec_key in agent.keys.items():
+            if spec_key.parse.__qualname__.startswith("number."):
+                needed = context.get(key, "")
+                yield name, key, needed if needed.split("=")[0] in agent.keys else ""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, key, context", list(_numeric_keys()))
+def test_every_number_of_every_agent_is_refused_in_one_line_or_plays(name, key, context):
+    """Each numeric key fed 0, -1, 1e20, nan, inf, -inf and x: a value its range refuses is one line naming the
+    key before anything is built; one it takes makes legal moves at a tiny budget, from the start and from a
+    position one move from the end (no compiled code sees a value it cannot take: 1e20 simulations once ended in
+    a 60-line numba error, 1e20 seconds a move never ended)."""
+    g = games.load("connect4")
+    base = [kv for kv in tiny(name).partition(":")[2].split(",") if kv and not kv.startswith(f"{key}=")]
+    for value in ("0", "-1", "1e20", "nan", "inf", "-inf", "x"):
+        spec = f"{name}:" + ",".join([*base, *filter(None, [context]), f"{key}={value}"])
+        try:
+            agent = make_agent(g, spec, seed=0)
+        except ValueError as error:
+            assert "\n" not in str(error) and key in str(error), (spec, str(error))
+            continue
+        if name == "perfect" and not _solver():
+            continue
+        agent.new_game(0, seat=0)
+        for moves in ([], [0, 1, 0, 1, 0, 1]):  # the first player wins at column 0 next
+            state = g.new_initial_state()
+            for move in moves:
+                state.apply_action(move)
+            assert agent.select_action(state) in state.legal_actions(), spec

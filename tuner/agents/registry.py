@@ -31,7 +31,7 @@ from tuner.strategies import check_settings, make_strategy, sa_mcts_space
 
 _BUDGET = {
     "simulations": Key(number(1, integer=True), 1000, "simulations per move"),
-    "time": Key(number(1e-6), None, "seconds per move, instead of a number of simulations"),
+    "time": Key(number(1e-6, 86400), None, "seconds per move (at most a day), instead of a number of simulations"),
 }
 _CHOICE = {
     "z": Key(number(-math.inf, infinite=True), None, "softmax strength index (inf: most visited; 0 with dsa)"),
