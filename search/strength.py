@@ -168,7 +168,8 @@ class InterGame(StrengthAdjuster):
     `dz`, shrinks by `decay` after every game, never below `dz_min` (Wu et al.: 0.375, 0.95, 0.03)."""
 
     STATE = ("z", "dz", "games")
-    TUNABLE = {"dz": "dz"}  # a tuner sets the step itself (the decay then only acts between its asks)
+    # nothing an on-line tuner can set: dz acts between games, on the next game's z, after the reward of the game
+    # it was asked for is in (a tuner would credit each step to the game before the one it shaped)
 
     def __init__(self, dz=0.375, decay=0.95, dz_min=0.03, z0=0.0, floor=None):
         self.dz0, self.decay, self.dz_min, self.z0 = dz, decay, dz_min, z0
@@ -237,15 +238,14 @@ class InterIntra(StrengthAdjuster):
     eq. 18, as `IntraGame`'s: the level learns the opponent over games, the intra-game steps correct a
     game that is running away. Wu et al. present the two separately; this is the `dsa=both` agents'."""
 
-    TUNABLE = {"dz": "inter.dz", "dsa_eps": "intra.eps"}
+    TUNABLE = {"dsa_eps": "intra.eps"}  # not inter's dz: it acts between games (see InterGame)
 
     def __init__(self, inter: InterGame, intra: IntraGame):
         self.inter, self.intra = inter, intra
         super().__init__(intra.floor)
 
     def retune(self, values):
-        self.inter.retune({k: v for k, v in values.items() if k == "dz"})
-        self.intra.retune({k: v for k, v in values.items() if k == "dsa_eps"})
+        self.intra.retune(values)
 
     @property
     def z(self) -> float:

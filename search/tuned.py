@@ -27,15 +27,19 @@ Per game (`per="game"`) one setting plays the whole game and is told the step it
 seat's running score (the mean of its results, each game weighing 1/n of it; `toward` per unit of that
 weight): within a game the steps sum to the result's distance from the aim, the same for a win and a loss.
 
-Forgetting (`forget`, in (0, 1]): after each game every reward learnt so far, and every result in the
-running score, weighs `forget` times as much (Strategy.forget), so the tuner follows a person who improves.
+Forgetting (`forget`, in (0, 1]): after each game it played, every reward a seat learnt so far, and every
+result in its running score, weighs `forget` times as much (Strategy.forget), so the tuner follows a person
+who improves.
 State: what each seat's strategy was asked and told (its events), replayed into fresh strategies on load,
-so every strategy (CMA-ES included) saves and restores alike, and a saved state that does not replay
-exactly is refused whole.
+so every strategy (CMA-ES included) saves and restores alike; with the settings in force put back into the
+inner adjuster, whose own state may not hold them. A saved state that does not replay exactly, or does not
+match its digest, is refused whole.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 from typing import Callable, Protocol
 
@@ -125,12 +129,12 @@ class TunedAdjuster(StrengthAdjuster):
             self._judge(seat, score)
         if self.asked[seat] is None and (score is not None or self.per == "game"):
             self._ask(seat)
-        self.played[seat] = True
+        self.played[seat], self.by_search = True, score is None
         return self.inner.before_search(state)
 
     def after_search(self, state, result):
         seat = state.current_player()
-        if self.per == "game" or self.inner.balance(state) is not None:
+        if self.per == "game" or not self.by_search:
             return self.inner.after_search(state, result)
         score = result.score()  # the search's expected score: none if nothing below the root was visited
         if score is not None:
@@ -146,13 +150,16 @@ class TunedAdjuster(StrengthAdjuster):
         if not self.played[player]:
             return
         score = (1.0 + float(returns[player])) / 2.0
-        if self.per == "game":  # the step the result made to the running score, per unit of its weight
+        if self.per == "game" and self.asked[player] is not None:  # (None: a state saved since told it)
+            # the step the result made to the running score, per unit of its weight, over its largest possible
             mean, games = self.record[player]
             after = mean + (score - mean) / (games + 1.0)
             step = (abs(mean - self.aim) - abs(after - self.aim)) * (games + 1.0)
             self._tell(player, min(1.0, max(0.0, 0.5 + step / (2.0 * max(self.aim, 1.0 - self.aim)))))
             self.record[player] = [after, games + 1.0]
-        else:
+        elif self.per == "move":
+            if self.asked[player] is not None and self.judged[player] is None:
+                self._tell(player, 0.5)  # none of its searches gave an expected score: nothing to judge it by
             self._judge(player, score)  # its last move: to the result
         if self.factor < 1.0:
             self.tuners[player].forget(self.factor)
@@ -194,7 +201,7 @@ class TunedAdjuster(StrengthAdjuster):
     # --- state ------------------------------------------------------------------------------------
 
     def state_dict(self):
-        return {
+        state = {
             "kind": type(self).__name__,
             "version": VERSION,
             "tuned": list(self.names),
@@ -206,16 +213,19 @@ class TunedAdjuster(StrengthAdjuster):
             "played": list(self.played),
             "record": [list(r) for r in self.record],
         }
+        return {**state, "digest": _digest(state)}
 
     def load_state_dict(self, state):
-        fields = ("version", "tuned", "seeds", "inner", "events", "asked", "judged", "played", "record")
+        fields = ("version", "tuned", "seeds", "inner", "events", "asked", "judged", "played", "record", "digest")
         _check_fields(state, type(self).__name__, fields)
+        if state["digest"] != _digest({k: v for k, v in state.items() if k != "digest"}):
+            raise ValueError("the saved tuner does not match its digest: damaged, or edited by hand")
         if state["version"] != VERSION or state["tuned"] != list(self.names):
             raise ValueError(
                 f"the saved tuner is version {state['version']} tuning {state['tuned']}, "
                 f"not version {VERSION} tuning {list(self.names)}"
             )
-        for name in fields[2:]:
+        for name in fields[2:-1]:
             if name != "inner" and not (isinstance(state[name], list) and len(state[name]) == 2):
                 raise ValueError(f"a saved tuner's {name} are a pair, one per seat, got {state[name]!r}")
         seeds, events, judged, played, record = (state[k] for k in ("seeds", "events", "judged", "played", "record"))
@@ -233,6 +243,9 @@ class TunedAdjuster(StrengthAdjuster):
         self.tuners, self.events, self.seeds = tuners, [list(e) for e in events], list(seeds)
         self.asked, self.judged, self.played = asked, [None if v is None else float(v) for v in judged], list(played)
         self.record = [[float(m), float(n)] for m, n in record]
+        for seat in (0, 1):  # the settings in force, which the inner adjuster's own state may not hold
+            if self.asked[seat] is not None:
+                self.inner.retune(dict(zip(self.names, self.tuners[seat].values(self.asked[seat]))))
 
     def _replay(self, seat: int, seed: int, events) -> Tuner:
         """The seat's strategy as it stood after `events`, replayed into a fresh one seeded `seed`; ValueError in
@@ -265,6 +278,12 @@ class TunedAdjuster(StrengthAdjuster):
         if asked != open_ask:
             raise ValueError("a saved tuner's asked setting does not match its events")
         return None if open_ask is None else np.array(open_ask)
+
+
+def _digest(state: dict) -> str:
+    """A checksum of a saved tuner's fields: replaying checks its asks, this the rest (a reward changed in [0, 1]
+    replays as well as the true one)."""
+    return hashlib.sha256(json.dumps(state, sort_keys=True).encode()).hexdigest()
 
 
 def _number(value) -> float:

@@ -130,7 +130,6 @@ def _param(name: str, values, default, doc: str = "") -> Param:
 
 _Z_VALUES = (-6.0, -5.0, -4.0, -3.0, -2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0, 4.0, math.inf)
 _FLOORS = (-3.0, -2.0, -1.0, 0.0)
-_INTER_DZ = (0.05, 0.1, 0.2, 0.375, 0.5, 0.75, 1.0)
 _INTRA_DZ = (0.025, 0.05, 0.1, 0.2, 0.4)
 _EPS = (0.05, 0.1, 0.2, 0.3)
 
@@ -143,14 +142,13 @@ def _level_space(game, o) -> dict:
     }
 
 
-def _dsa_space(dz_values, dz_default: float, doc: str, eps: bool):
-    """The space of one of Wu's adjusters: dz (inter's step, or intra's dZ) and, if `eps`, intra's band."""
+def _intra_space(dz: bool):
+    """The space of Wu's intra-game adjuster: its dZ (if `dz`) and its band; `both` tunes the band alone, its dz
+    being inter's step, which acts between games (search.strength.InterGame)."""
 
     def space(game, o) -> dict:
-        out = {"dz": _param("dz", dz_values, o["dz"] or dz_default, doc)}
-        if eps:
-            out["dsa_eps"] = _param("dsa_eps", _EPS, o["dsa_eps"], "intra: band half-width")
-        return out
+        out = {"dz": _param("dz", _INTRA_DZ, o["dz"] or 0.1, "intra: dZ of eq. 18")} if dz else {}
+        return {**out, "dsa_eps": _param("dsa_eps", _EPS, o["dsa_eps"], "intra: band half-width")}
 
     return space
 
@@ -190,8 +188,6 @@ ADJUSTERS = {
             _INTER_KEYS,
             _inter,
             learns_between_games=lambda o: True,
-            space=_dsa_space(_INTER_DZ, 0.375, "inter: z step after a game", False),
-            tune=("dz",),
         ),
         AdjusterKind(
             "intra",
@@ -199,7 +195,7 @@ ADJUSTERS = {
             "Wu et al.'s intra-game adjustment of z by the root's win rate (eq. 18)",
             _INTRA_KEYS,
             _intra,
-            space=_dsa_space(_INTRA_DZ, 0.1, "intra: dZ of eq. 18", True),
+            space=_intra_space(dz=True),
             tune=("dz", "dsa_eps"),
         ),
         AdjusterKind(
@@ -209,8 +205,8 @@ ADJUSTERS = {
             tuple(dict.fromkeys(_INTER_KEYS + _INTRA_KEYS)),
             _both,
             learns_between_games=lambda o: True,
-            space=_dsa_space(_INTER_DZ, 0.375, "inter: z step after a game", True),
-            tune=("dz", "dsa_eps"),
+            space=_intra_space(dz=False),
+            tune=("dsa_eps",),
         ),
         AdjusterKind(
             "fixed",
@@ -325,6 +321,11 @@ def tuner_space(kind: AdjusterKind, game, options: dict) -> Space:
     """The space a DDA tuner searches: the settings `dda_tune=` names (default: the adjuster's `tune`; all: every
     one), each over its values; ValueError in one line for a setting the adjuster does not have."""
     params = kind.space(game, options)
+    if not params:
+        raise ValueError(
+            f"{kind.selector}={kind.name} has nothing an on-line tuner can set (its dz acts between games, after "
+            "the reward of the game it was set for): tune dsa=both's band, dsa=intra or dsa=fixed instead"
+        )
     text = options["dda_tune"]
     names = list(kind.tune) if text is None else list(params) if text == "all" else text.split("+")
     bad = [n for n in names if n not in params] or ([] if len(set(names)) == len(names) else ["(repeated)"])
