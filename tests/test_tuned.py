@@ -172,11 +172,15 @@ def test_a_setting_no_search_could_judge_is_told_an_even_reward_at_the_end_and_t
 def test_a_clean_value_judges_each_move_from_before_it_to_after_the_reply_and_the_last_by_the_result():
     """Target 0.25 (aim 0.75): the clean values before seat 0's moves are 0.5, 0.7, 0.6, then it loses; the
     search's values play no part. Steps 0.2, -0.1, -0.6 (a win: -0.1)."""
-    adjuster, rec = tuned(target=0.25, inner=Judged({0: 0.5, 2: 0.7, 4: 0.6}))
+    adjuster, rec = tuned(points=((1.0,), (2.0,)), target=0.25, inner=Judged({0: 0.5, 2: 0.7, 4: 0.6}))
     adjuster.new_game()
-    for plies in (0, 2, 4):
-        move(adjuster, 0, plies, 0.9, 0.1)
+    for plies, z in ((0, 1.0), (2, 2.0), (4, 1.0)):
+        position = Position(0, plies)
+        assert adjuster.before_search(position).z == z  # asked before its search: the search's own setting
+        adjuster.after_search(position, result(0.9, 0.1))
+        adjuster.observe(position, 1)
     adjuster.game_over([-1.0, 1.0], 0)
+    assert [x for x, _ in rec[0].tells] == [(1.0,), (2.0,), (1.0,)]
     assert [r for _, r in rec[0].tells] == pytest.approx([R(0.2), R(-0.1), R(-0.6)])
     assert rec[0].asks == 3 and rec[1].asks == 0
 
@@ -195,6 +199,19 @@ def test_one_setting_per_game_is_told_the_step_its_result_makes_to_the_running_s
     assert [r for _, r in rec[0].tells] == pytest.approx([0.0, 1.0])
     assert rec[0].forgets == [0.5, 0.5]
     assert adjuster.record[0] == pytest.approx([2 / 3, 0.75])
+
+
+def test_per_game_the_running_score_aims_at_one_minus_the_target():
+    """Target 0.3 (aim 0.7), forgetting halves the past: a loss takes the record from 0.7 to 0, 0.7 farther:
+    reward 1/2 - 0.7 / 1.4 = 0; a draw then weighs 1 / 1.5 and takes it to 1/3, 1/3 closer, times 1.5: 0.5, reward
+    1/2 + 0.5 / 1.4 = 0.857 (aiming at the target, 0.3, it would be 1)."""
+    adjuster, rec = tuned(per="game", forget=0.5, target=0.3)
+    for returns in ([-1.0, 1.0], [0.0, 0.0]):
+        adjuster.new_game()
+        move(adjuster, 0, 0, 0.9, 0.6)
+        adjuster.game_over(returns, 0)
+    assert [r for _, r in rec[0].tells] == pytest.approx([0.0, 0.5 + 0.5 / 1.4])
+    assert adjuster.record[0] == pytest.approx([1 / 3, 0.75])
 
 
 def test_a_value_adjuster_is_judged_by_the_clean_value_for_the_player_to_move():
@@ -226,17 +243,19 @@ def test_a_tuned_agent_tells_only_its_own_seats_tuner_and_each_agent_its_own():
         assert sum(isinstance(e, float) for e in events) == moves[seat]  # each told, the last at the game's end
 
 
+@pytest.mark.parametrize("target", [0.5, 0.3])
 @pytest.mark.parametrize("gain", [0.1, 0.05])
 @pytest.mark.parametrize("kind", ["nmc", "ntbea"])
-def test_a_bandit_holds_a_game_at_the_aim_where_one_level_gives_back_what_the_replies_hand_over(kind, gain):
+def test_a_bandit_holds_a_game_at_the_aim_where_one_level_gives_back_what_the_replies_hand_over(kind, gain, target):
     """A synthetic game: each reply of a weak opponent hands the agent `gain` of expected score, and its move at
-    level z gives up 0.2 / (1 + exp(z + 2)): z = -2 gives back 0.1, z = -0.9 0.05. From 0.6, with the aim 0.5,
+    level z gives up 0.2 / (1 + exp(z + 2)): z = -2 gives back 0.1, z = -0.9 0.05. From 0.6, aiming at 0.5 (or
+    at 0.7, for a target of 0.3),
     NMC and NTBEA hold the game within 0.10 of the aim (the issue's bound for a match's second half) over the
     last 300 of 600 moves, where the default level (z 0) lets it run off to 1, and swapped rewards would chase
     it to 1 or 0. The others do not: random and grid never settle, and EA, LSI and CMA-ES
     chase the moving reward (at gain 0.1 and 0.05, EA 0.50 and 0.40, LSI 0.65 and 0.41, CMA-ES 1.0 and 0.0)."""
     space = tuner_space(ADJUSTERS["fixed"], C4, check_spec(C4, "mcts:dsa=fixed,dda_tuner=nmc").options)
-    adjuster = TunedAdjuster(Level(), lambda seed: make_strategy(space, kind, seed=seed), tuple(space.names), (3, 4))
+    adjuster = TunedAdjuster(Level(), lambda s: make_strategy(space, kind, seed=s), space.names, (3, 4), target=target)
     adjuster.new_game()
     value, values = 0.6, []
     for ply in range(0, 1200, 2):
@@ -244,7 +263,7 @@ def test_a_bandit_holds_a_game_at_the_aim_where_one_level_gives_back_what_the_re
         given_up = 0.2 / (1 + math.exp(min(adjuster.inner.z, 50) + 2))
         value = min(1.0, max(0.0, value - given_up + gain))
         values.append(value)
-    assert abs(np.mean(values[300:]) - 0.5) <= 0.10
+    assert abs(np.mean(values[300:]) - (1 - target)) <= 0.10  # the agent aims at the opponent's 1 - target
 
 
 def test_the_state_round_trips_as_json_and_a_damaged_one_is_refused_whole():
