@@ -232,7 +232,8 @@ def tables_report(out: dict, args) -> str:
         rows = summary(config["matches"])["rows"]
         lines.append(f"| {name} | {' | '.join(str(rows[o]['settled'] or '-') for o in OPPONENTS)} |")
     lines += ["", "Specs (and the commit each ran at):", ""]
-    lines += [f"- {name}: `{config['spec']}` ({config.get('commit', '-')})" for name, config in done.items()]
+    first = out["environment"]["commit"]  # the batches saved before configs recorded their own ran at it
+    lines += [f"- {name}: `{config['spec']}` ({config.get('commit', first)})" for name, config in done.items()]
     return "\n".join(lines) + "\n"
 
 
