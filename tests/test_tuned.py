@@ -369,7 +369,8 @@ def _attribute(obj, dotted):
 
 
 def _play_out(bot):
-    """The person plays the lowest legal column until the game ends (undoing once, midway)."""
+    """The person plays the lowest legal column until the game ends (undoing once, midway: the setting asked
+    before the undone move is in force again, not the undone one's)."""
     bot.new_game(human_first=True)
     undone = False
     while not bot.over:
@@ -379,6 +380,8 @@ def _play_out(bot):
         if not undone and len(bot.state.history()) >= 6 and not bot.over:
             bot.undo()
             undone = True
+            tuned, seat = bot.adjuster, 1 - bot.state.current_player()
+            assert tuned.asked[seat] is not None and tuned.inner.z == tuned.tuners[seat].values(tuned.asked[seat])[0]
 
 
 def test_the_tuner_lasts_in_a_profile_and_a_damaged_one_is_refused(tmp_path):
