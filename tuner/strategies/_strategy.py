@@ -100,6 +100,7 @@ class Strategy:
         self.settings = check_settings(kind, settings)
         self.reset(seed)
         self._x = np.zeros(len(space), dtype=np.int64)
+        self._entries: tuple | None = None  # the compiled ask and tell for this state's types, once looked up
 
     def reset(self, seed: int | None = None) -> None:
         """Forget everything learnt (a new game, for on-line tuning); `seed`, if given, reseeds `rng`
@@ -130,13 +131,28 @@ class Strategy:
 
     def ask(self) -> np.ndarray:
         """The next combination to evaluate (value indices)."""
-        _ask(self.steps, self.compiled, self.rng, self._x)
+        self._compiled_steps()[0](self.steps, self.compiled, self.rng, self._x)
         return self._x.copy()
 
     def tell(self, x, reward: float) -> None:
         """The reward in [0, 1] of combination x (as returned by ask)."""
         x = np.array(x, dtype=np.int64)  # a copy: update may use it as scratch
-        _tell(self.steps, self.compiled, x, check_reward(reward), self.rng)
+        self._compiled_steps()[1](self.steps, self.compiled, x, float(check_reward(reward)), self.rng)
+
+    def _compiled_steps(self) -> tuple:
+        """The compiled ask and tell for this strategy's argument types, looked up once: called through their
+        dispatcher, numba types the tuple-of-arrays state anew every time (68 us an ask and a tell, against 2.6
+        us for the compiled code: most of an on-line DDA tuner's cost per move)."""
+        if self._entries is None:
+            asking = (self.steps, self.compiled, self.rng, self._x)
+            telling = (self.steps, self.compiled, self._x, 0.5, self.rng)
+            self._entries = tuple(
+                step.compile(tuple(map(step.typeof_pyval, args))) for step, args in ((_ask, asking), (_tell, telling))
+            )
+        return self._entries
+
+    def __getstate__(self):
+        return {**self.__dict__, "_entries": None}  # compiled entry points do not pickle: looked up again
 
     def values(self, x) -> list[float]:
         """The parameter values of combination x (as returned by ask or recommend)."""
