@@ -121,6 +121,7 @@ class TunedAdjuster(StrengthAdjuster):
         self.inner.new_game()
         self.judged: list[float | None] = [None, None]  # per seat: its expected score before its last move
         self.played = [False, False]  # per seat: whether it has moved this game
+        self.by_search = False  # whether the last search is judged by its own score (no clean value)
 
     def before_search(self, state):
         seat = state.current_player()
@@ -133,9 +134,9 @@ class TunedAdjuster(StrengthAdjuster):
         return self.inner.before_search(state)
 
     def after_search(self, state, result):
-        seat = state.current_player()
         if self.per == "game" or not self.by_search:
             return self.inner.after_search(state, result)
+        seat = state.current_player()
         score = result.score()  # the search's expected score: none if nothing below the root was visited
         if score is not None:
             self._judge(seat, score)
@@ -154,7 +155,7 @@ class TunedAdjuster(StrengthAdjuster):
             # the step the result made to the running score, per unit of its weight, over its largest possible
             mean, games = self.record[player]
             after = mean + (score - mean) / (games + 1.0)
-            step = (abs(mean - self.aim) - abs(after - self.aim)) * (games + 1.0)
+            step = toward(mean, after, self.aim) * (games + 1.0)
             self._tell(player, min(1.0, max(0.0, 0.5 + step / (2.0 * max(self.aim, 1.0 - self.aim)))))
             self.record[player] = [after, games + 1.0]
         elif self.per == "move":
