@@ -182,18 +182,17 @@ def test_settled_counts_the_games_until_the_trailing_score_stays_in_the_band():
 
 def test_d_metric_sums_win_loss_gaps_per_seat_over_the_last_games():
     """Against each grid agent, 60 early losses (ignored) then 40 games: first seat 15 wins, 5 losses; second seat
-    10 wins, 10 draws: |15 - 5| + |10 - 0| = 20 per agent, 100 over the five (the first 40 games: 20 per seat, all
-    losses: 200)."""
+    10 losses, 10 draws: |15 - 5| + |0 - 10| = 20 per agent, 100 over the five (pooled over seats it would be
+    |15 - 15| = 0; the first 40 games, 20 per seat, all losses: 200)."""
     from experiments.online_dda import GRID_OPPONENTS, d_metric
 
     def game(i, outcome):
         return {"index": i, "a_seat": i % 2, "outcome": outcome}
 
-    late = [
-        game(60 + i, 1.0 if (i % 2 == 0 and i < 30) or (i % 2 == 1 and i < 20) else (-1.0 if i % 2 == 0 else 0.0))
-        for i in range(40)
-    ]
-    match = {"games": [game(i, -1.0) for i in range(60)] + late}
+    def late_outcome(i):  # i even: the first seat; odd: the second
+        return (1.0 if i < 30 else -1.0) if i % 2 == 0 else (-1.0 if i < 20 else 0.0)
+
+    match = {"games": [game(i, -1.0) for i in range(60)] + [game(60 + i, late_outcome(i)) for i in range(40)]}
     assert d_metric({o: match for o in GRID_OPPONENTS}) == 100.0
     early = {"games": match["games"][:40]}
     assert d_metric({o: early for o in GRID_OPPONENTS}) == 200.0
