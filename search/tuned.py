@@ -47,7 +47,7 @@ import numpy as np
 
 from search.strength import StrengthAdjuster, _check_fields
 
-VERSION = 2  # of state_dict's layout (1: rewarded the level, not the step)
+VERSION = 3  # of state_dict's layout (2: lost the setting in force once told; 1: rewarded the level, not the step)
 STEP = 0.1  # a step's size that earns tanh(1): moves change an expected score by hundredths to tenths
 
 
@@ -115,6 +115,7 @@ class TunedAdjuster(StrengthAdjuster):
         self.events: list[list] = [[], []]  # per seat: an ask's point (a list), a tell's reward, None: forget
         self.record = [[self.aim, 0.0], [self.aim, 0.0]]  # per seat: running score and its games (per game)
         self.asked: list[np.ndarray | None] = [None, None]  # per seat: the setting in force, not yet told
+        self.in_force: int | None = None  # the seat whose last ask the inner adjuster holds (None: its defaults)
         self.new_game()
 
     def new_game(self):
@@ -183,7 +184,7 @@ class TunedAdjuster(StrengthAdjuster):
 
     def _ask(self, seat: int) -> None:
         x = self.tuners[seat].ask()
-        self.asked[seat] = x
+        self.asked[seat], self.in_force = x, seat
         self.events[seat].append(x.tolist())
         self.inner.retune(dict(zip(self.names, self.tuners[seat].values(x))))
 
@@ -213,11 +214,13 @@ class TunedAdjuster(StrengthAdjuster):
             "judged": list(self.judged),
             "played": list(self.played),
             "record": [list(r) for r in self.record],
+            "in_force": self.in_force,
         }
         return {**state, "digest": _digest(state)}
 
     def load_state_dict(self, state):
-        fields = ("version", "tuned", "seeds", "inner", "events", "asked", "judged", "played", "record", "digest")
+        fields = ("version", "tuned", "seeds", "inner", "events", "asked", "judged", "played", "record", "in_force")
+        fields += ("digest",)
         _check_fields(state, type(self).__name__, fields)
         if state["digest"] != _digest({k: v for k, v in state.items() if k != "digest"}):
             raise ValueError("the saved tuner does not match its digest: damaged, or edited by hand")
@@ -226,7 +229,7 @@ class TunedAdjuster(StrengthAdjuster):
                 f"the saved tuner is version {state['version']} tuning {state['tuned']}, "
                 f"not version {VERSION} tuning {list(self.names)}"
             )
-        for name in fields[2:-1]:
+        for name in fields[2:-2]:
             if name != "inner" and not (isinstance(state[name], list) and len(state[name]) == 2):
                 raise ValueError(f"a saved tuner's {name} are a pair, one per seat, got {state[name]!r}")
         seeds, events, judged, played, record = (state[k] for k in ("seeds", "events", "judged", "played", "record"))
@@ -240,13 +243,17 @@ class TunedAdjuster(StrengthAdjuster):
             raise ValueError(f"a saved tuner's records are [running score, games], got {record!r}")
         tuners = [self._replay(seat, seeds[seat], events[seat]) for seat in (0, 1)]
         asked = [self._outstanding(events[seat], state["asked"][seat]) for seat in (0, 1)]
+        in_force = state["in_force"]
+        asks = [[e for e in events[seat] if isinstance(e, list)] for seat in (0, 1)]
+        if in_force is not None and not (in_force in (0, 1) and not isinstance(in_force, bool) and asks[in_force]):
+            raise ValueError(f"a saved tuner's setting in force is a seat that asked one, or null, got {in_force!r}")
         self.inner.load_state_dict(state["inner"])  # the last check: refused, it leaves the inner adjuster as it was
         self.tuners, self.events, self.seeds = tuners, [list(e) for e in events], list(seeds)
         self.asked, self.judged, self.played = asked, [None if v is None else float(v) for v in judged], list(played)
         self.record = [[float(m), float(n)] for m, n in record]
-        for seat in (0, 1):  # the settings in force, which the inner adjuster's own state may not hold
-            if self.asked[seat] is not None:
-                self.inner.retune(dict(zip(self.names, self.tuners[seat].values(self.asked[seat]))))
+        self.in_force = in_force
+        if in_force is not None:  # the settings in force, which the inner adjuster's own state may not hold
+            self.inner.retune(dict(zip(self.names, tuners[in_force].values(np.array(asks[in_force][-1])))))
 
     def _replay(self, seat: int, seed: int, events) -> Tuner:
         """The seat's strategy as it stood after `events`, replayed into a fresh one seeded `seed`; ValueError in

@@ -17,6 +17,7 @@ from search.tuned import TunedAdjuster, _digest, reward, toward
 from tests.test_alphadda import StoneCounter, play
 from tuner.agents import check_spec, make_agent
 from tuner.agents.adjusters import ADJUSTERS, tuner_space
+from tuner.match import play_game
 from tuner.strategies import make_strategy
 
 C4 = games.load("connect4")
@@ -307,6 +308,7 @@ def test_the_state_round_trips_as_json_and_a_damaged_one_is_refused_whole():
         ("played flags", lambda s: s.__setitem__("played", [1, 0])),
         ("records are", lambda s: s.__setitem__("record", [[0.5, -1.0], [0.5, 0.0]])),
         ("are a pair", lambda s: s.__setitem__("record", [[0.5, 1.0]])),
+        ("setting in force", lambda s: s.__setitem__("in_force", 2)),
     ]
     for message, damage in damaged:
         state = json.loads(json.dumps(saved))
@@ -321,6 +323,21 @@ def test_the_state_round_trips_as_json_and_a_damaged_one_is_refused_whole():
     state["events"][0][told] = round(1.0 - state["events"][0][told], 6)
     with pytest.raises(ValueError, match="does not match its digest"):
         fresh.adjuster.load_state_dict(state)
+
+
+def test_a_state_saved_between_games_puts_the_last_setting_asked_back_in_force():
+    """Judged by its search, a setting is asked after the search, so a game's first search runs under the setting
+    last asked in the game before, told at that game's end: a state saved between games must bring it back
+    (a load that left the inner adjuster at its defaults played that search at another level)."""
+    spec = "mcts:simulations=8,dsa=fixed,dda_tuner=nmc"
+    a, opponent = make_agent(C4, spec, seed=5), make_agent(C4, "random", seed=6)
+    play_game(C4, a, opponent, seed=1, index=0)
+    saved = json.loads(json.dumps(a.adjuster.state_dict()))
+    assert saved["asked"] == [None, None] and saved["in_force"] == 0  # all told; seat 0's last ask holds
+    b = make_agent(C4, spec, seed=5)
+    assert b.adjuster.inner.z != a.adjuster.inner.z  # else this test could not fail
+    b.adjuster.load_state_dict(saved)
+    assert b.adjuster.inner.z == a.adjuster.inner.z
 
 
 @pytest.mark.parametrize(
