@@ -9,7 +9,7 @@ import pytest
 import games
 from tuner.agents import make_agent
 from tuner.cli import main
-from tuner.match import pair_scores, play_game, play_match, round_robin
+from tuner.match import Resume, pair_scores, play_game, play_match, play_matches, round_robin
 
 
 def test_seats_alternate_and_records_add_up():
@@ -81,3 +81,39 @@ def test_cli_errors_are_one_line_with_exit_2(argv, message):
     proc = subprocess.run([sys.executable, "-m", "tuner.cli", *argv], capture_output=True, text=True)
     assert proc.returncode == 2 and proc.stdout == "" and "Traceback" not in proc.stderr
     assert message in proc.stderr.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize("spec", ["mcts:simulations=20,dsa=inter", "mcts:simulations=20,dsa=both,dda_tuner=nmc"])
+def test_a_match_resumed_from_a_checkpoint_plays_the_games_left_as_the_whole_run(spec):
+    """A learning agent's match stopped after game 2 and resumed from the adjuster state saved then plays games
+    3-5 as the straight run does; resumed from a fresh agent instead, its level (and so its play) differs."""
+    whole, saved = [], {}
+    (straight,) = play_matches("connect4", [(spec, "mcts4", 3, 6)], after_game=lambda m, r, s: whole.append(s))
+    assert all(s[0] is not None and s[1] is None for s in whole)  # A's adjuster state after each game; B has none
+    play_matches("connect4", [(spec, "mcts4", 3, 3)], after_game=lambda m, r, s: saved.update({r.index: s}))
+    assert saved[2] == whole[2]
+    after = []
+    (rest,) = play_matches(
+        "connect4",
+        [(spec, "mcts4", 3, 6)],
+        resume=[Resume(frozenset({0, 1, 2}), saved[2])],
+        after_game=lambda m, r, s: after.append(s),
+    )
+    assert [g.index for g in rest.games] == [3, 4, 5]
+    assert [g.moves for g in rest.games] == [g.moves for g in straight.games[3:]]
+    assert after == whole[3:]
+    fresh = []
+    play_matches(
+        "connect4",
+        [(spec, "mcts4", 3, 6)],
+        resume=[Resume(frozenset({0, 1, 2}))],
+        after_game=lambda m, r, s: fresh.append(s),
+    )
+    assert fresh[0] != whole[3]
+
+
+def test_resuming_needs_one_worker_and_states_for_an_adjuster():
+    with pytest.raises(ValueError, match="workers=1"):
+        play_matches("connect4", [("mcts4", "random", 0, 4)], workers=2, after_game=print)
+    with pytest.raises(ValueError, match="has no adjuster"):
+        play_matches("connect4", [("mcts:dsa=inter", "random", 0, 4)], resume=[Resume(frozenset(), (None, {"z": 0}))])

@@ -9,6 +9,7 @@
 from tuner.match.arena import (
     GameResult,
     MatchResult,
+    Resume,
     game_seeds,
     pair_scores,
     play_game,
@@ -24,6 +25,7 @@ __all__ = [
     "MatchResult",
     "Rating",
     "Record",
+    "Resume",
     "Z95",
     "alphadda_elo",
     "bradley_terry",

@@ -34,6 +34,16 @@ class GameResult:
     moves: list[int]
 
 
+@dataclass(frozen=True)
+class Resume:
+    """Where a match left off: the indices of the games it has played (skipped now) and, where its agents adapt
+    between games (so it plays them one after another), their adjusters' states after the last of them, as
+    `after_game` was told them (None: an agent without an adjuster, or the match does not adapt)."""
+
+    done: frozenset[int] = frozenset()
+    states: tuple = (None, None)
+
+
 @dataclass
 class MatchResult:
     """Agent A's record against agent B: as first player, as second player and in total."""
@@ -106,17 +116,19 @@ def _groups(game, specs, seeds):
     return groups, where
 
 
-def _play_share(game_name, tables, on_game, concurrent) -> list[list[GameResult]]:
+def _play_share(game_name, tables, on_game, concurrent, states=None) -> list[list[GameResult]]:
     """A worker's share: the games of every table (spec_a, spec_b, seed, indices), up to `concurrent` of each
     table at a time (one at a time where an agent adapts between games) in slots that each own a pair of
     agents. Every step asks each group of agents for its moves in all the games where it is to move at
     once, so agents that batch their searches (az) share one forward among those games, across tables
-    too. Game i of a table plays as `play_game(..., index=i)`, and a slot plays its games in index order."""
+    too. Game i of a table plays as `play_game(..., index=i)`, and a slot plays its games in index order.
+    `states[t]`: adjuster states (A's, B's) that table t's agents start from, where it plays one by one;
+    `on_game(t, result, states)` is told each game, with those states after it (None where it does not)."""
     game = load_game(game_name)
-    table_of, slot_seeds = [], []
+    table_of, slot_seeds, one_by_one = [], [], []
     for t, (spec_a, spec_b, seed, indices) in enumerate(tables):
-        one_by_one = adapts_between_games(spec_a) or adapts_between_games(spec_b)
-        n = min(1 if one_by_one else concurrent, len(indices))
+        one_by_one.append(adapts_between_games(spec_a) or adapts_between_games(spec_b))
+        n = min(1 if one_by_one[t] else concurrent, len(indices))
         table_of += [t] * n
         slot_seeds += [(seed + 2 * k, seed + 2 * k + 1) for k in range(n)]
     sides = [_groups(game, [tables[t][side] for t in table_of], [s[side] for s in slot_seeds]) for side in (0, 1)]
@@ -126,6 +138,19 @@ def _play_share(game_name, tables, on_game, concurrent) -> list[list[GameResult]
     def agents(k):
         """Slot k's agents: A's, then B's."""
         return [groups[where[k][0]][where[k][1]] for groups, where in sides]
+
+    def adjusters(k):
+        return [getattr(agent, "adjuster", None) for agent in agents(k)]
+
+    for k, t in enumerate(table_of):
+        for adjuster, state in zip(adjusters(k), (states or {}).get(t) or (None, None)):
+            if state is not None and one_by_one[t]:
+                if adjuster is None:
+                    raise ValueError(
+                        f"a resumed match gives an adjuster state to {tables[t][0]} or {tables[t][1]}, "
+                        "which has no adjuster"
+                    )
+                adjuster.load_state_dict(state)
 
     def start(k):
         """The next game of slot k's table: (index, state, A's seat), agents reseeded as play_game does."""
@@ -153,9 +178,13 @@ def _play_share(game_name, tables, on_game, concurrent) -> list[list[GameResult]
                         returns = state.returns()
                         for agent in agents(k):
                             agent.game_over(returns)
-                        results[table_of[k]].append(GameResult(i, a_seat, returns[a_seat], state.history()))
+                        result = GameResult(i, a_seat, returns[a_seat], state.history())
+                        results[table_of[k]].append(result)
                         if on_game is not None:
-                            on_game()
+                            saved = None
+                            if one_by_one[table_of[k]]:
+                                saved = tuple(None if a is None else a.state_dict() for a in adjusters(k))
+                            on_game(table_of[k], result, saved)
                         playing[k] = start(k)
     return results
 
@@ -209,11 +238,19 @@ def play_matches(
     backend: str = "threads",
     concurrent: int | None = None,
     progress=None,
+    resume: list[Resume | None] | None = None,
+    after_game=None,
 ) -> list[MatchResult]:
     """Play several matches (spec_a, spec_b, seed, games) at once: each as `play_match` would, game for game,
     but a worker plays its share of all of them together, so batching agents (az) of every match that
     can share a search (`group_key`) share its forwards. `concurrent` caps the games of each match
-    in lock-step per worker; the other arguments are play_match's."""
+    in lock-step per worker; the other arguments are play_match's.
+
+    A long run checkpoints with `after_game(m, result, states)`, told every game of match m as it ends (with
+    its agents' adjuster states after it where the match adapts between games, else None), and picks up
+    from there with `resume[m]`: the match plays only the games not yet done, its agents starting from
+    those states, and returns those games alone. Both need workers=1 and threads (one agent pair sees
+    the whole match, and the callback runs in this process)."""
     name = game if isinstance(game, str) else game.name
     g = load_game(name)
     if not matches:
@@ -233,20 +270,39 @@ def play_matches(
         concurrent = 256 if batching else 1
     if concurrent < 1:
         raise ValueError("concurrent must be at least 1")
+    resume = list(resume) if resume is not None else [None] * len(matches)
+    if len(resume) != len(matches):
+        raise ValueError(f"resume gives {len(resume)} matches' places, not one per match ({len(matches)})")
+    if (after_game is not None or any(resume)) and (workers != 1 or backend != "threads"):
+        raise ValueError("resume and after_game need workers=1 and backend='threads'")
+    resume = [r or Resume() for r in resume]
     # worker w plays the w-th part of every match that has one: shares[w] = [(match, its games)]
-    parts = [np.array_split(np.arange(m[3]), min(workers, m[3])) for m in matches]
-    shares = [[(m, part[w]) for m, part in enumerate(parts) if w < len(part)] for w in range(max(map(len, parts)))]
+    todo = [np.array([i for i in range(m[3]) if i not in r.done], dtype=int) for m, r in zip(matches, resume)]
+    parts = [np.array_split(indices, max(1, min(workers, len(indices)))) for indices in todo]
+    shares = [
+        [(m, part[w]) for m, part in enumerate(parts) if w < len(part) and len(part[w])]
+        for w in range(max(map(len, parts)))
+    ]
     tables = [[(*matches[m][:3], indices) for m, indices in share] for share in shares]
     lock = threading.Lock()
 
-    def on_game():
-        if progress is not None:
-            with lock:
+    def on_game(share, t, result, states):
+        with lock:
+            if progress is not None:
                 progress.update(1)
+            if after_game is not None:
+                after_game(share[t][0], result, states)
 
     if backend == "threads":
-        jobs = Parallel(n_jobs=len(shares), backend="threading")(
-            delayed(_play_share)(name, share, on_game, concurrent) for share in tables
+        jobs = Parallel(n_jobs=max(1, len(shares)), backend="threading")(
+            delayed(_play_share)(
+                name,
+                table,
+                lambda t, result, states, share=share: on_game(share, t, result, states),
+                concurrent,
+                {t: resume[m].states for t, (m, _) in enumerate(share)},
+            )
+            for share, table in zip(shares, tables)
         )
     else:
         jobs = []
