@@ -16,9 +16,11 @@ last 40 games of each match (20 per seat, the size of a grid trial), beside the 
 shift: a config against MCTS that jumps from --weak to --strong simulations a move after --games games, the
 same agent kept throughout: its trailing score and the games it needs to come back into the band.
 
-Results survive a crash: each finished batch of matches (tables) or config (shift) is saved to
-experiments/results/online_dda/PART-GAME.json with the seed, versions and commit, and a rerun with the same
-arguments resumes from there. The .md report and the .png learning curves are rewritten after every batch.
+Results survive a crash: the matches under way (tables) are saved every minute, each with its games so far and
+the learning agent's adjuster state after the last, and each finished batch of matches (tables) or config (shift)
+to experiments/results/online_dda/PART-GAME.json with the seed, versions and commit; a rerun with the same
+arguments resumes from there, a match at its next game (a run can span sittings). The .md report and the .png
+learning curves are rewritten after every batch.
 """
 
 import argparse
@@ -26,6 +28,7 @@ import json
 import os
 import sys
 import time
+from dataclasses import asdict
 
 import numpy as np
 from tqdm import tqdm
@@ -33,8 +36,7 @@ from tqdm import tqdm
 import games
 from experiments.alphadda import BAND, OPPONENTS, TEST_EPS, az, opponent_spec
 from tuner.agents import make_agent
-from tuner.match import play_matches
-from tuner.match.arena import play_game
+from tuner.match import GameResult, MatchResult, Resume, play_game, play_matches
 from tuner.provenance import environment
 from tuner.strategies import NAMES
 
@@ -49,6 +51,7 @@ BASELINES = {  # untuned: AlphaDDA1 at the paper's point and the grid's validate
 GRID_BEST = {"connect4": 73.4, "othello6": 89.6}  # D of each game's AlphaDDA1 grid recommendation, replayed
 GRID_OPPONENTS = ["az", "mcts1", "mcts2", "minimax1", "random"]  # the grid studies' five agents
 WINDOW = 20  # games in the trailing score that must stay in the band
+CHECKPOINT = 60  # seconds between saves of the matches under way
 LATE = 40  # the last games of a match that D is measured over: 20 per seat, as a grid trial
 
 
@@ -142,26 +145,67 @@ def load(path: str, args) -> dict:
 
 def tables(args, path: str) -> dict:
     out = load(path, args)
-    todo = [c for c in args.configs if c not in out["configs"]]
-    with tqdm(total=len(todo) * len(OPPONENTS) * args.games, desc=f"tables on {args.game}", unit="game") as bar:
+    running = out.setdefault("running", {})  # config -> opponent -> {"games": [...], "states": [A's, B's]}
+    todo = sorted((c for c in args.configs if c not in out["configs"]), key=lambda c: c not in running)
+    done = sum(len(match["games"]) for c in todo for match in running.get(c, {}).values())
+    with tqdm(total=len(todo) * len(OPPONENTS) * args.games - done, desc=f"tables on {args.game}", unit="game") as bar:
         for b in range(0, len(todo), args.batch):
-            start, batch = time.time(), todo[b : b + args.batch]
-            matches = [
-                (spec(args.game, c, args.options), opponent_spec(args.game, o, eps=TEST_EPS), args.seed + m, args.games)
-                for c in batch
-                for m, o in enumerate(OPPONENTS)
-            ]
-            results, commit = iter(play_matches(args.game, matches, progress=bar)), environment(args.seed)["commit"]
-            for c in batch:
-                out["configs"][c] = {
-                    "spec": spec(args.game, c, args.options),
-                    "commit": commit,  # a resumed run's batches may run at later commits than the first
-                    "matches": {o: next(results).to_dict(with_games=True) for o in OPPONENTS},
-                }
-            out["seconds"] += time.time() - start
-            save(out, path)
+            play_batch(args, out, path, todo[b : b + args.batch], bar)
             report(out, args, path)
     return out
+
+
+def play_batch(args, out: dict, path: str, batch: list[str], bar) -> None:
+    """The configs of `batch` against every opponent in one pool, from where their matches stand in
+    out["running"]; the matches under way saved every CHECKPOINT seconds, the batch's results when it ends."""
+    running = out["running"]
+    keys = [(c, o) for c in batch for o in OPPONENTS]
+    matches = [
+        (spec(args.game, c, args.options), opponent_spec(args.game, o, eps=TEST_EPS), args.seed + m, args.games)
+        for c in batch
+        for m, o in enumerate(OPPONENTS)
+    ]
+    for c, o in keys:
+        running.setdefault(c, {}).setdefault(o, {"games": [], "states": [None, None]})
+    resume = [
+        Resume(frozenset(g["index"] for g in running[c][o]["games"]), tuple(running[c][o]["states"])) for c, o in keys
+    ]
+    clock = time.time()  # when the time in out["seconds"] was last counted
+
+    def checkpoint(final=False):
+        nonlocal clock
+        if final or time.time() - clock >= CHECKPOINT:
+            out["seconds"] += time.time() - clock
+            clock = time.time()
+            save(out, path)
+
+    def after_game(m, result, states):
+        c, o = keys[m]
+        running[c][o]["games"].append(asdict(result))
+        if states is not None:
+            running[c][o]["states"] = list(states)
+        checkpoint()
+
+    play_matches(args.game, matches, progress=bar, resume=resume, after_game=after_game)
+    commit = environment(args.seed)["commit"]
+    for c in batch:
+        out["configs"][c] = {
+            "spec": spec(args.game, c, args.options),
+            "commit": commit,  # a resumed run's batches may run at later commits than the first
+            "matches": {o: whole(args.game, matches[keys.index((c, o))], running[c][o]["games"]) for o in OPPONENTS},
+        }
+        del running[c]
+    checkpoint(final=True)
+
+
+def whole(game: str, match: tuple, played: list[dict]) -> dict:
+    """A match's record over the games it `played` (GameResult dicts), however many sittings they took."""
+    spec_a, spec_b, seed, _ = match
+    result = MatchResult(game, spec_a, spec_b, seed)
+    for g in sorted(played, key=lambda g: g["index"]):
+        (result.first if g["a_seat"] == 0 else result.second).add(g["outcome"])
+        result.games.append(GameResult(**g))
+    return result.to_dict(with_games=True)
 
 
 def shift(args, path: str) -> dict:

@@ -196,3 +196,43 @@ def test_d_metric_sums_win_loss_gaps_per_seat_over_the_last_games():
     assert d_metric({o: match for o in GRID_OPPONENTS}) == 100.0
     early = {"games": match["games"][:40]}
     assert d_metric({o: early for o in GRID_OPPONENTS}) == 200.0
+
+
+def test_online_dda_tables_resume_a_crashed_match_at_its_next_game(tmp_path, monkeypatch):
+    """A tables run that dies after its third game (checkpointed after each) and is run again ends with the
+    games of a run never stopped: the learning agent's tuner picked up where it was, not from its defaults."""
+    import argparse
+
+    from experiments import online_dda
+
+    monkeypatch.setattr(online_dda, "OPPONENTS", ["random", "mcts4"])
+    monkeypatch.setattr(online_dda, "CHECKPOINT", 0)
+    monkeypatch.setattr(online_dda, "report", lambda *_: None)
+    args = dict(game="connect4", games=4, seed=2, options="simulations=4", configs=["fixed-nmc"], batch=1)
+    straight = online_dda.tables(argparse.Namespace(part="tables", **args), str(tmp_path / "straight.json"))
+
+    def crashing(game, matches, after_game, **kw):
+        calls = []
+
+        def told(m, result, states):
+            after_game(m, result, states)
+            calls.append(m)
+            if len(calls) == 3:
+                raise KeyboardInterrupt
+
+        return play_matches(game, matches, after_game=told, **kw)
+
+    path = str(tmp_path / "resumed.json")
+    play_matches = online_dda.play_matches
+    monkeypatch.setattr(online_dda, "play_matches", crashing)
+    with pytest.raises(KeyboardInterrupt):
+        online_dda.tables(argparse.Namespace(part="tables", **args), path)
+    monkeypatch.setattr(online_dda, "play_matches", play_matches)
+    saved = online_dda.load(path, argparse.Namespace(**args))
+    assert sum(len(m["games"]) for m in saved["running"]["fixed-nmc"].values()) == 3
+    resumed = online_dda.tables(argparse.Namespace(part="tables", **args), path)
+    for o in ["random", "mcts4"]:
+        games = [straight["configs"]["fixed-nmc"]["matches"][o], resumed["configs"]["fixed-nmc"]["matches"][o]]
+        assert [[g["moves"] for g in m["games"]] for m in games][0] == [g["moves"] for g in games[1]["games"]]
+        assert games[0]["total"] == games[1]["total"]
+    assert resumed["running"] == {}
