@@ -35,13 +35,15 @@ def test_validation_replays_exactly_the_recommendation_and_the_top_points(make_s
     rows = _rows(folder)
     assert [r["values"] for r in rows] == [values for _, values in wanted]
     assert "recommended" in wanted[0][0] and sum("top" in role for role, _ in wanted) == 2
+    assert any("default" in role and values == {"C": 0.25} for role, values in wanted)  # the space's first value
     finished = [t for t in study.get_trials() if t.state.name == "COMPLETE"]
     tops = sorted({t.params["C"] for t in finished if t.value == max(t.value for t in finished)})
     assert {r["values"]["C"] for r in rows} >= set(tops[:2])  # the best observed points are among them
     trial_seeds = {trial_seed(spec.seed, t.number) for t in study.get_trials()}
-    for k, row in enumerate(rows):
-        # two games a seat as two replicate trials of the study's one game, with fresh, recorded seeds
-        assert row["seeds"] == derive_seeds(spec.seed, validate.VALIDATION_STREAM, k, count=2)
+    for row in rows:
+        # two games a seat as two replicate trials of the study's one game, with fresh, recorded seeds, the same
+        # for every point (so that they meet the same opponents' play)
+        assert row["seeds"] == derive_seeds(spec.seed, validate.VALIDATION_STREAM, count=2)
         assert row["replicates"] == 2 and not set(row["seeds"]) & trial_seeds
         assert all(sum(wdl) == 1 for r in row["records"] for seats in r.values() for wdl in seats.values())
         # the recorded seeds replay the point's games exactly
@@ -54,20 +56,74 @@ def test_validation_replays_exactly_the_recommendation_and_the_top_points(make_s
     assert (folder / validate.VALIDATION).read_text() == before
 
 
-def test_the_summary_says_when_a_replayed_point_beats_the_recommendation():
-    """D is minimised: 93.4 beats 98.6 within its interval (no verdict), 80 beats it outside (prefer it); a
-    worse point says nothing; for a maximised objective the same numbers read the other way."""
+def _replayed(role, x, cells, seeds=(1, 2, 3)):
+    """A replayed row of one opponent: `cells` gives each replicate's first- and second-seat [W, D, L]."""
+    records = [{"o": {"first": list(first), "second": list(second)}} for first, second in cells]
+    return {"role": role, "values": {"C": x}, "records": records, "seeds": list(seeds), "games": 1, "replicates": 3}
 
-    def row(x, value, low, high, role):
-        return {"values": {"x": x}, "value": value, "interval": [low, high], "role": role}
 
-    rec = row(1, 98.6, 93.0, 104.2, "recommended")
-    close, far, worse = row(2, 93.4, 88.7, 98.1, "top 2"), row(3, 80.0, 70.0, 90.0, "paper"), row(4, 120, 110, 130, "x")
-    assert "do not tell the two apart" in validate._contender(rec, [rec, close, worse], maximised=False)
-    text = validate._contender(rec, [rec, close, far, worse], maximised=False)
-    assert text.startswith(" Replayed, x = 3 (paper) scores better") and text.endswith("prefer it.")
-    assert validate._contender(rec, [rec, worse], maximised=True).startswith(" Replayed, x = 4 (x)")
-    assert validate._contender(rec, [rec, close, far], maximised=True) == ""
+def _d_rows(objective, rows):
+    for r in rows:
+        r["value"] = float(np.mean([OBJECTIVES[objective].value(rec) for rec in r["records"]]))
+        r["interval"] = None
+    return rows
+
+
+def test_d_s_verdict_is_a_paired_t_test_where_the_points_shared_their_seeds(make_study, tiny_study):
+    """D per replicate: the recommendation 4, 5, 6 and the default 10, 12, 14 on the same seeds. Differences
+    -6, -7, -8: mean -7, sd 1, t = 7 sqrt(3) = 12.12 on 2 degrees of freedom, where the two-sided p is
+    1 - t / sqrt(t^2 + 2) = 0.0067 and the interval -7 -+ 4.303 / sqrt(3) = [-9.48, -4.52]; D is minimised, so
+    tuning won. On other seeds the same numbers are Welch's test, wider (p 0.013)."""
+    spec = StudySpec.load(make_study(text=tiny_study.replace('"winrate"', '"dda_d"') + VALIDATE))
+
+    def replicate(d):  # a first-seat record with |W - L| = d over d + 2 games
+        return ([d + 1, 0, 1], [0, 0, 0]) if d else ([1, 0, 1], [0, 0, 0])
+
+    rec = _replayed("recommended", 1.0, [replicate(4), replicate(5), replicate(6)])
+    base = _replayed("default", 0.25, [replicate(10), replicate(12), replicate(14)])
+    rows = _d_rows("dda_d", [rec, base])
+    v = validate.verdict(spec, rows)
+    assert v["answer"] == "yes" and v["pick"] is rec and v["test"]["test"] == "paired t over 3 replicates"
+    assert v["test"]["difference"] == -7 and v["test"]["p"] == pytest.approx(1 - 7 * 3**0.5 / (147 + 2) ** 0.5)
+    assert v["test"]["interval"] == pytest.approx([-7 - 4.302653 / 3**0.5, -7 + 4.302653 / 3**0.5], abs=1e-4)
+    assert validate.verdict_text(spec, v).startswith("Yes, tuning beat the default: the recommendation (C = 1)")
+    base["seeds"] = [4, 5, 6]
+    welch = validate.difference("dda_d", rec, base)
+    assert welch["test"] == "Welch's t" and 0.006 < welch["p"] < 0.02
+    swapped = validate.verdict(spec, _d_rows("dda_d", [{**rec, "role": "default"}, {**base, "role": "recommended"}]))
+    assert swapped["answer"] == "no"  # the default replays better: the recommendation lost, whoever it is
+
+
+def test_the_win_rate_s_verdict_reads_the_games_spread_and_a_better_replay_is_the_one_to_act_on(make_study, tiny_study):
+    """One opponent, 24 games a seat. The recommendation scores 20/24 and 18/24, the default 12/24 and 10/24: win
+    rates 0.792 and 0.458, each the mean of its seats' scores, with variance (p1 (1 - p1) + p2 (1 - p2)) / 24 / 4;
+    together the difference's standard error is 0.0924, so the bootstrap's interval is 0.333 -+ 1.96 x 0.0924
+    (to its resampling noise) and p = 0.0003. A top point at 24/24 and 23/24 beats the recommendation by more
+    than its noise: it is the pick. A point as good as the default, or the default itself, is never the pick."""
+    spec = StudySpec.load(make_study(text=tiny_study + VALIDATE))
+
+    def row(role, x, first, second):
+        r = _replayed(role, x, [([first, 0, 24 - first], [second, 0, 24 - second])], seeds=(7,))
+        r["value"], r["interval"] = (first + second) / 48, None
+        return r
+
+    rec, base = row("recommended", 1.0, 20, 18), row("default", 0.25, 12, 10)
+    v = validate.verdict(spec, [rec, base])
+    se = ((20 / 24 * 4 / 24 + 18 / 24 * 6 / 24) / 24 / 4 + (12 / 24 * 12 / 24 + 10 / 24 * 14 / 24) / 24 / 4) ** 0.5
+    low, high = v["test"]["interval"]
+    assert v["answer"] == "yes" and (high - low) / 2 / 1.96 == pytest.approx(se, rel=0.08)
+    assert v["test"]["p"] < 0.002
+    top = row("top 1 (trial 9)", 2.0, 24, 23)
+    v = validate.verdict(spec, [rec, base, top, row("top 2 (trial 3)", 0.5, 12, 10)])
+    assert v["pick"] is top and v["over_recommendation"]["p"] < 0.05
+    assert "Act on C = 2, not the strategy's recommendation" in validate.verdict_text(spec, v)
+    same = validate.verdict(spec, [row("recommended, default", 0.25, 12, 10), row("top 1 (trial 2)", 1.0, 13, 11)])
+    assert same["answer"] == "same" and "did not move from the default" in validate.verdict_text(spec, same)
+    close = validate.verdict(spec, [row("recommended", 1.0, 13, 11), base])
+    assert close["answer"] == "unclear" and "could not tell the recommendation from the default apart" in (
+        validate.verdict_text(spec, close)
+    )
+    assert validate.verdict(spec, [rec]) is None  # the default not replayed yet: no verdict
 
 
 def test_a_torn_validation_line_is_replayed_the_same(make_study, tiny_study):
@@ -286,8 +342,9 @@ def test_validation_replays_the_best_observed_points_not_the_worst(make_study, t
             optuna.trial.create_trial(params={"C": c}, distributions=dist, value=v, user_attrs={"reward": v})
         )
     assert validate.candidates(spec, study) == [
-        ("recommended, top 1 (trial 1, observed 0.9)", {"C": 0.5}),
-        ("top 2 (trial 3, observed 0.7)", {"C": 2.0}),
+        ("recommended, top 1 (trial 1)", {"C": 0.5}),
+        ("default", {"C": 0.25}),
+        ("top 2 (trial 3)", {"C": 2.0}),
     ]
     text = tiny_study.replace('objective = "winrate"', 'objective = "balance"')  # minimised: the smallest are best
     spec = StudySpec.load(make_study(name="min", text=text + "\n[validate]\ntop = 2\ngames = 2\n"))
@@ -297,8 +354,8 @@ def test_validation_replays_the_best_observed_points_not_the_worst(make_study, t
             optuna.trial.create_trial(params={"C": c}, distributions=dist, value=v, user_attrs={"reward": 1 - v})
         )
     assert validate.candidates(spec, study) == [
-        ("recommended, top 1 (trial 0, observed 0.2)", {"C": 0.25}),
-        ("top 2 (trial 2, observed 0.5)", {"C": 1.0}),
+        ("recommended, default, top 1 (trial 0)", {"C": 0.25}),
+        ("top 2 (trial 2)", {"C": 1.0}),
     ]
 
 
@@ -309,7 +366,8 @@ def test_d_is_validated_on_the_trials_scale(make_study, tiny_study):
     assert StudySpec.load(make_study(name="b", text=text + "\n[validate]\ntop = 0\n")).validate_games == 10
     folder = make_study(name="c", text=text.replace("trials = 4", "trials = 2") + "\n[validate]\ntop = 0\ngames = 6\n")
     run(folder, progress=False)
-    (row,) = _rows(folder)
+    row, *rest = _rows(folder)  # the recommendation, then the default unless it is the same point
+    assert len(rest) <= 1
     # D of three 2-game trials, averaged: on the trials' scale (at most 2 x 2 here), not D over 6 games a seat
     assert row["replicates"] == 3
     assert all(sum(wdl) == 2 for r in row["records"] for s in r.values() for wdl in s.values())
@@ -518,3 +576,26 @@ def test_a_budget_counts_finished_trials_not_failed_ones(make_study, tiny_study)
         )
     # 4 games are two finished trials: the failed one between them does not use up the budget
     assert regret.scores(table, spec, study.get_trials(), [2, 4]) == [0.3, 0.9]
+
+
+def test_a_finished_study_run_again_changes_nothing_and_its_report_leads_with_the_verdict(
+    make_study, tiny_study, capsys
+):
+    from tuner.cli import main
+
+    folder = make_study(text=tiny_study + VALIDATE)
+    assert main(["study", "run", str(folder)]) == 0
+    first = capsys.readouterr().out
+    files = {p: p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    stamps = {p: p.stat().st_mtime_ns for p in files}
+    assert main(["study", "run", str(folder)]) == 0
+    again = capsys.readouterr().out
+    assert "nothing left to run" in again and "nothing left to run" not in first
+    now = {p: p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    assert now == files and {p: p.stat().st_mtime_ns for p in now} == stamps
+    spec, study = load(folder)
+    verdict = validate.verdict_text(spec, validate.verdict(spec, validate.run(folder, spec, study, play=False)))
+    assert verdict in first and verdict in again  # the status printed leads with the answer
+    report = (folder / "report" / "report.md").read_text()
+    assert report.split("## Recommendation\n\n")[1].startswith(verdict)
+    assert "minus the default [95% CI], p" in report

@@ -6,6 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
+from tuner.cli.common import count
 from tuner.study.objective import OBJECTIVES
 from tuner.study.spec import STRATEGIES, TEMPLATES, StudyError, StudySpec, render
 
@@ -28,12 +29,24 @@ def _run(args) -> int:
     from tuner.study.report import write_report
     from tuner.study.runner import run
 
-    summary = run(args.folder, workers=args.workers, storage=args.storage, trials=args.trials, progress=not args.json)
-    summary["report"] = str(write_report(args.folder, args.storage))
+    summary = run(
+        args.folder,
+        workers=args.workers,
+        storage=args.storage,
+        trials=args.trials,
+        progress=not args.json,
+        verbose=args.verbose,
+    )
+    report = Path(args.folder) / "report" / "report.md"
+    if summary["updated"] or not report.exists():  # a finished study run again changes nothing on disk
+        report = write_report(args.folder, args.storage)
+    summary["report"] = str(report)
     if args.json:
         print(json.dumps(summary))
     else:
         _print_status(summary)
+        if not summary["updated"]:
+            print("nothing left to run: raise --trials for more (`sparring study report` rewrites the report)")
         print(f"report: {summary['report']}")
     return 0
 
@@ -163,7 +176,7 @@ def _print_status(s: dict) -> None:
     print(
         f"{s['study']}: {s['strategy']}, {s['objective']} ({s['direction']}); "
         f"{t['complete']} of {s['target']} trials finished, {t['running']} running, {t['waiting']} queued, "
-        f"{t['failed']} failed; {s['games']} games"
+        f"{t['failed']} failed; {count(s['games'], 'game')}"
     )
     if "best" in s:
         b = s["best"]
@@ -173,6 +186,8 @@ def _print_status(s: dict) -> None:
             f"(the best of noisy trials: biased {way})"
         )
         print(f"recommended: {_point(s['recommended'])}")
+    if "verdict" in s:
+        print(s["verdict"]["text"])
     from tuner.study.validate import interval_text
 
     for r in s.get("validated", []):
@@ -227,8 +242,9 @@ def add_commands(sub) -> None:
         "run or resume a study until it has its trials",
         "Run the study in FOLDER until it has its number of finished trials, then write its\n"
         "report (as `study report`). A resumed run runs only what is missing, and re-runs trials\n"
-        "that a dead worker left unfinished. Several `study run` processes (or --workers) share\n"
-        "the trials; with --storage they may run on several machines.\n\nStrategies: "
+        "that a dead worker left unfinished; a finished study run again changes nothing. Several\n"
+        "`study run` processes (or --workers) share the trials; with --storage they may run on\n"
+        "several machines.\n\nStrategies: "
         + ", ".join(STRATEGIES)
         + "\n(skopt-gp needs `pip install scikit-optimize`; only its GP Optimizer is used, since\n"
         "the package is archived upstream.)\nObjectives:\n"
@@ -240,6 +256,7 @@ def add_commands(sub) -> None:
     run.add_argument("--trials", type=int, help="finished trials to reach (study.toml's trials)")
     run.add_argument("--storage", metavar="URL", help=STORAGE_HELP)
     run.add_argument("--json", action="store_true", help="no progress bar; print the final status as JSON")
+    run.add_argument("-v", "--verbose", action="store_true", help="show Optuna's notices (a study created, ...)")
 
     status = _subcommand(
         commands,

@@ -68,8 +68,7 @@ def interval(objective: str, replicates: list[dict], seed: int = 0) -> tuple[flo
     """A 95% interval for the mean objective of a point's replicate trials (each per opponent and seat W, D, L).
 
     The win rate is linear in the games, so its replicates pool into one record per opponent and seat, and
-    the interval is the 2.5% and 97.5% quantiles over games redrawn from the pooled frequencies (a
-    parametric bootstrap; seeded, so a report is reproducible). D and balance sum |W - L|, which a redraw
+    the interval is the 2.5% and 97.5% quantiles of `bootstrap`. D and balance sum |W - L|, which a redraw
     from observed frequencies inflates, so theirs is Student's t over the replicates' values, clipped to the
     objective's range (None with one replicate)."""
     o = objectives.OBJECTIVES[objective]
@@ -78,19 +77,26 @@ def interval(objective: str, replicates: list[dict], seed: int = 0) -> tuple[flo
             return None
         _, low, high = mean_interval([o.value(r) for r in replicates], within=o.range(replicates[0]))
         return low, high
+    low, high = np.quantile(bootstrap(objective, replicates, seed), [0.025, 0.975])
+    return float(low), float(high)
+
+
+def bootstrap(objective: str, replicates: list[dict], seed: int = 0) -> np.ndarray:
+    """BOOTSTRAP values of a pooled objective (the win rate) over games redrawn from the point's pooled
+    frequencies per opponent and seat (a parametric bootstrap; seeded, so a report is reproducible)."""
     pooled = {
-        o: {seat: np.sum([r[o][seat] for r in replicates], axis=0) for seat in s} for o, s in replicates[0].items()
+        opponent: {seat: np.sum([r[opponent][seat] for r in replicates], axis=0) for seat in seats}
+        for opponent, seats in replicates[0].items()
     }
     rng = np.random.default_rng(seed)
     draws = {
-        o: {seat: rng.multinomial(sum(wdl), wdl / max(1, sum(wdl)), size=BOOTSTRAP) for seat, wdl in s.items()}
-        for o, s in pooled.items()
+        opponent: {seat: rng.multinomial(sum(wdl), wdl / max(1, sum(wdl)), size=BOOTSTRAP) for seat, wdl in s.items()}
+        for opponent, s in pooled.items()
     }
-    values = [
-        o.value({p: {seat: d[k].tolist() for seat, d in s.items()} for p, s in draws.items()}) for k in range(BOOTSTRAP)
-    ]
-    low, high = np.quantile(values, [0.025, 0.975])
-    return float(low), float(high)
+    value = objectives.OBJECTIVES[objective].value
+    return np.array(
+        [value({p: {seat: d[k].tolist() for seat, d in s.items()} for p, s in draws.items()}) for k in range(BOOTSTRAP)]
+    )
 
 
 def mean_interval(values, within=(-math.inf, math.inf)) -> tuple[float, float, float]:

@@ -44,6 +44,13 @@ def busy_seconds(trials) -> float:
     return total
 
 
+def duration(seconds: float) -> str:
+    """A span as read: 42 s, 12 min, 3.5 h."""
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    return f"{seconds / 60:.0f} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
+
+
 def best_so_far(values, maximise: bool) -> np.ndarray:
     values = np.asarray(values, dtype=float)
     return np.maximum.accumulate(values) if maximise else np.minimum.accumulate(values)
@@ -82,8 +89,8 @@ def write_report(folder, storage: str | None = None) -> Path:
         return path
     start, end = min(t.datetime_start for t in trials), max(t.datetime_complete for t in trials)
     lines.append(
-        f"- trials played from {start:%Y-%m-%d %H:%M} to {end:%Y-%m-%d %H:%M}: "
-        f"{busy_seconds(trials) / 60:.0f} min with a trial running (validation not counted)"
+        f"- trials played from {start:%Y-%m-%d %H:%M:%S} to {end:%Y-%m-%d %H:%M:%S}: "
+        f"{duration(busy_seconds(trials))} with a trial running (validation not counted)"
     )
     values = [t.value for t in trials]
     best = study.best_trial
@@ -106,9 +113,18 @@ def write_report(folder, storage: str | None = None) -> Path:
                 f"{r.wins / r.games:.3f} {format_interval(r.rate_interval(r.wins))} | "
                 f"{r.losses / r.games:.3f} {format_interval(r.rate_interval(r.losses))} |"
             )
-    _plot_trials(trials, values, maximise, spec.objective, out / "objective.png")
+    rows = validate.run(folder, spec, study, play=False) if spec.validate_games else []
+    _plot_trials(trials, values, maximise, spec.objective, rows, spec.validate_baseline, out / "objective.png")
     _plot_slices(trials, spec, out / "slices.png")
-    lines += ["", "## Trials", "", "![objective per trial](objective.png)", "", "![parameter slices](slices.png)", ""]
+    lines += [
+        "",
+        "## Trials",
+        "",
+        "![the replayed points, and the objective per trial](objective.png)",
+        "",
+        "![parameter slices](slices.png)",
+        "",
+    ]
     ranked = sorted(trials, key=lambda t: -t.value if maximise else t.value)[:10]
     lines += ["Best ten trials:", "", "| trial | " + " | ".join(spec.space.names) + f" | {spec.objective} |"]
     lines.append("|---" * (len(spec.space.names) + 2) + "|")
@@ -132,36 +148,62 @@ def _recommendation(folder, spec, study) -> list[str]:
             "observed values are biased by the winner's curse."
         ]
     rows = validate.run(folder, spec, study, play=False)
-    if not rows or "recommended" not in rows[0]["role"]:
+    if not any("recommended" in r["role"] for r in rows):
         return ["Not validated yet: `sparring study run` replays the recommendation once the budget is spent."]
+    base = next((r for r in rows if spec.validate_baseline in r["role"].split(", ")), None)
     lines = [validate.summary(spec, study, rows), ""]
     lines += [
-        f"| point | role | replayed {spec.objective} [95% CI] | games per opponent and seat (trials) | "
-        "observed (trials) |",
-        "|---|---|---|---|---|",
+        f"| point | role | replayed {spec.objective} [95% CI] | minus the {spec.validate_baseline} [95% CI], p | "
+        "games per opponent and seat (replicate trials) | mean observed over its trials (trials) |",
+        "|---|---|---|---|---|---|",
     ]
     for r in rows:
         mean, n = validate.observed(study, r["values"])
         seen = f"{mean:.4g} ({n})" if n else "not a trial"  # a strategy's mean (CMA-ES) or a named point
+        test = None if r is base else validate.difference(spec.objective, r, base)
+        gap = "-" if test is None else validate.difference_text(test)
         lines.append(
             f"| {validate.point_text(r['values'])} | {r['role']} | {r['value']:.4g} "
-            f"{validate.interval_text(r['interval'])} | {r['games']} ({r['replicates']}) "
-            f"| {seen} |"
+            f"{validate.interval_text(r['interval'])} | {gap} | {r['games']} ({r['replicates']}) | {seen} |"
         )
     return lines
 
 
-def _plot_trials(trials, values, maximise, objective, path):
-    fig = Figure(figsize=(6, 3.5))
-    ax = fig.subplots()
+def _plot_trials(trials, values, maximise, objective, rows, baseline, path):
+    """The replayed points with their 95% intervals (when validated), beside the objective per trial and the
+    best observed so far, labelled as biased: the replays are what to act on."""
+    fig = Figure(figsize=(11 if rows else 6, 3.8))
+    axes = fig.subplots(1, 2 if rows else 1, squeeze=False, sharey=True)[0]  # one scale: the curse shows
+    if rows:
+        ax = axes[0]
+        for i, r in enumerate(rows):
+            low, high = r["interval"] or (r["value"], r["value"])
+            ax.errorbar([i], [r["value"]], yerr=[[r["value"] - low], [high - r["value"]]], fmt="o", capsize=4)
+        base = next((r for r in rows if baseline in r["role"].split(", ")), None)
+        if base is not None:
+            ax.axhline(base["value"], color="grey", linestyle="--", linewidth=0.8, label=f"the {baseline}")
+            ax.legend(fontsize=8)
+        ax.set_xticks(range(len(rows)), [_short(r) for r in rows], fontsize=7)
+        ax.set_ylabel(f"replayed {objective} [95% CI]")
+        ax.set_title("replayed with fresh games: act on these", fontsize=9)
+    ax = axes[-1]
     numbers = [t.number for t in trials]
-    ax.plot(numbers, values, "o", ms=4, alpha=0.6, label="trial")
-    ax.step(numbers, best_so_far(values, maximise), where="post", color="C3", label="best so far")
+    way = "upward" if maximise else "downward"
+    ax.plot(numbers, values, "o", ms=4, alpha=0.6, label="trial (observed)")
+    ax.step(numbers, best_so_far(values, maximise), where="post", color="C3", label=f"best so far (biased {way})")
     ax.set_xlabel("trial")
-    ax.set_ylabel(objective)
-    ax.legend()
+    ax.set_ylabel(f"observed {objective}")
+    ax.yaxis.set_tick_params(labelleft=True)
+    ax.set_title("trials as they were observed", fontsize=9)
+    ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
+
+
+def _short(row: dict) -> str:
+    """A replayed point's tick label: its roles (without trial numbers) over its values."""
+    roles = ", ".join(role.split(" (")[0] for role in row["role"].split(", "))
+    return roles + "\n" + "\n".join(f"{k}={v:.3g}" for k, v in row["values"].items())
 
 
 def _plot_slices(trials, spec, path):

@@ -115,13 +115,15 @@ def run_trials(
         study.tell(trial, value)
 
 
-def work(folder, storage: str | None, target: int, bar=None, threads: int | None = None) -> None:
+def work(
+    folder, storage: str | None, target: int, bar=None, threads: int | None = None, verbosity=optuna.logging.WARNING
+) -> None:
     """One worker: run trials, `batch_trials` at a time, until the study has `target` finished ones
     (counting those running). `threads`: the OpenMP threads of a worker process (torch reads it when it
     loads), unless OMP_NUM_THREADS is set: workers that each take every core stall one another."""
     if threads is not None:
         os.environ.setdefault("OMP_NUM_THREADS", str(threads))
-    optuna.logging.set_verbosity(optuna.logging.WARNING)  # no INFO line per trial: the bar says it
+    optuna.logging.set_verbosity(verbosity)  # a worker process's own: as its run's
     folder = Path(folder)
     spec, study = load(folder, storage)
     dists = distributions(spec)
@@ -136,9 +138,18 @@ def work(folder, storage: str | None, target: int, bar=None, threads: int | None
 
 
 def run(
-    folder, workers: int | None = None, storage: str | None = None, trials: int | None = None, progress: bool = True
+    folder,
+    workers: int | None = None,
+    storage: str | None = None,
+    trials: int | None = None,
+    progress: bool = True,
+    verbose: bool = False,
 ) -> dict:
-    """Run (or resume) a study until it has `trials` finished trials; returns its status."""
+    """Run (or resume) a study until it has `trials` finished trials, then replay its points (`[validate]`);
+    returns its status, with `updated` False where there was nothing left to do (and nothing was written).
+    Optuna's INFO notices (a study created, each trial's value) only if `verbose`: the bars say it."""
+    verbosity = optuna.logging.INFO if verbose else optuna.logging.WARNING
+    optuna.logging.set_verbosity(verbosity)
     folder = Path(folder)
     spec = StudySpec.load(folder)  # checked before the storage is touched
     target = trials if trials is not None else spec.trials
@@ -152,6 +163,8 @@ def run(
             "worker, or use optuna-tpe or optuna-cmaes for parallel trials"
         )
     spec, study = load(folder, storage, create=True)
+    if not _work_left(folder, spec, study, target):  # run again when finished: nothing on disk changes
+        return {**status(folder, storage), "updated": False}
     record = {
         "environment": environment(spec.seed),
         "workers": workers,
@@ -162,12 +175,12 @@ def run(
         f.write(json.dumps(record) + "\n")
     bar = _bar(spec, study, target, progress)
     if workers == 1:
-        work(folder, storage, target, bar)
+        work(folder, storage, target, bar, verbosity=verbosity)
     else:
         ctx = multiprocessing.get_context("spawn")
         threads = max(1, (os.cpu_count() or 1) // workers)
         procs = [
-            ctx.Process(target=work, args=(str(folder), storage, target, None, threads), daemon=True)
+            ctx.Process(target=work, args=(str(folder), storage, target, None, threads, verbosity), daemon=True)
             for _ in range(workers)
         ]
         for p in procs:
@@ -182,7 +195,16 @@ def run(
         bar.close()
     if spec.validate_games and _counts(study)["complete"] >= spec.trials:  # after the budget, not a partial run
         _validate(folder, storage, spec, progress)
-    return status(folder, storage)
+    return {**status(folder, storage), "updated": True}
+
+
+def _work_left(folder, spec, study, target: int) -> bool:
+    """Whether a run has trials to play toward `target` or, after the budget, points to replay."""
+    if _counts(study)["complete"] < target:
+        return True
+    if not spec.validate_games or _counts(study)["complete"] < spec.trials:
+        return False
+    return len(validate.run(folder, spec, study, play=False)) < len(validate.candidates(spec, study))
 
 
 def _validate(folder, storage, spec, progress: bool) -> None:
@@ -243,5 +265,15 @@ def status(folder, storage: str | None = None) -> dict:
         out["recommended"] = recommendation(spec, study.get_trials(deepcopy=False))
         if spec.validate_games:
             keys = ("role", "values", "games", "replicates", "seeds", "value", "interval")
-            out["validated"] = [{k: r[k] for k in keys} for r in validate.run(folder, spec, study, play=False)]
+            rows = validate.run(folder, spec, study, play=False)
+            out["validated"] = [{k: r[k] for k in keys} for r in rows]
+            v = validate.verdict(spec, rows)
+            if v is not None:
+                out["verdict"] = {
+                    "answer": v["answer"],  # did tuning beat the baseline: yes, no, unclear, same
+                    "text": validate.verdict_text(spec, v),
+                    "pick": v["pick"]["values"],
+                    "baseline": v["baseline"]["values"],
+                    "test": v["test"],
+                }
     return out

@@ -71,6 +71,7 @@ VALIDATE_KEYS = {
     "games": "fresh games per opponent and seat for each replayed point, a multiple of games "
     "(default: five trials' worth)",
     "points": "table: named points replayed beside them, e.g. a paper's setting",
+    "baseline": 'what tuning must beat: "default" (the space\'s defaults) or the name of one of the points',
 }
 PARAM_KEYS = {
     "values": "discrete values",
@@ -103,6 +104,7 @@ class StudySpec:
     validate_top: int = 0  # [validate] top: observed best points replayed beside the recommendation
     validate_games: int = 0  # [validate] games per opponent and seat of each replay; 0: no validation
     validate_points: dict = field(default_factory=dict)  # [validate.points]: name -> values, replayed too
+    validate_baseline: str = "default"  # [validate] baseline: the point the recommendation is judged against
     _template: AgentSpec | None = field(default=None, repr=False, compare=False)
 
     @classmethod
@@ -277,7 +279,11 @@ def _validate(value, games: int) -> dict:
     points = {
         name: {k: _number(v, f"[validate.points] {name}: {k}") for k, v in p.items()} for name, p in points.items()
     }
-    return {"validate_top": top, "validate_games": games, "validate_points": points}
+    baseline = value.get("baseline", "default")
+    if baseline != "default" and baseline not in points:
+        names = ", ".join(f'"{n}"' for n in ["default", *points])
+        raise StudyError(f"[validate] baseline must be one of {names}, got {baseline!r}")
+    return {"validate_top": top, "validate_games": games, "validate_points": points, "validate_baseline": baseline}
 
 
 def _check_validate(spec) -> None:

@@ -1,37 +1,43 @@
-"""Validation: after a study's budget, its recommendation and its best observed points replayed with fresh games.
+"""Validation: after a study's budget, its recommendation, the baseline and its best observed points replayed.
 
 A study's trials are noisy estimates, and the best of many noisy estimates is biased (the winner's
 curse): the trial with the best observed value is usually luckier than it is good. So a study with a
 `[validate]` table (`top = K`, `games = M`) replays, once its budget is spent, the strategy's
-recommendation (`tuner.study.recommend`), the K distinct points with the best observed trials and any
-named points of `[validate.points]` (a paper's setting, say), each with M fresh games per opponent and
-seat, and its report leads with those results.
+recommendation (`tuner.study.recommend`), the baseline (the space's defaults, or a named point), the K
+distinct points with the best observed trials and any named points of `[validate.points]` (a paper's
+setting, say), each with M fresh games per opponent and seat, and its report leads with the answer to
+the question a user came with: did tuning beat the baseline (`verdict`)?
 
 A point's M games are played as M / games replicate trials of the study's own size, and its value is
 the mean of their objectives: the same quantity a trial estimates, so a replay and a trial compare
 directly even where the objective depends on the number of games (AlphaDDA's D sums |W - L|).
-The k-th point replayed seeds its replicates from (study seed, VALIDATION_STREAM, k), apart from every
-trial's, records them with the point, and is not counted in the budget. Each point's line is appended
-to FOLDER/validation.jsonl once its games are done, so a killed run resumes at the first point missing;
-a point already replayed with M games is not replayed again (raising the budget later replays only
-what is new).
+Every point replays the same seeds, (study seed, VALIDATION_STREAM) apart from every trial's, so that
+two points meet the same opponents' play where they play alike (rows written before kept their own,
+recorded seeds). Replays are not counted in the budget. Each point's line is appended to
+FOLDER/validation.jsonl once its games are done, so a killed run resumes at the first point missing; a
+point already replayed with M games is not replayed again (raising the budget later replays only what
+is new).
 """
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
+import numpy as np
 from filelock import FileLock
 from optuna.trial import TrialState
 
 from games.rng import derive_seeds
+from tuner.match import Z95
 from tuner.study import objective as objectives
-from tuner.study.recommend import interval, recommendation
+from tuner.study.recommend import bootstrap, interval, recommendation
 from tuner.study.spec import StudyError
 from tuner.study.storage import append_lines, read_lines
 
 VALIDATION = "validation.jsonl"
 VALIDATION_STREAM = 2_000_003  # the seed stream of validation games, apart from trials' and the truth's
+ALPHA = 0.05  # the p-value below which the replays tell two points apart
 
 
 def _key(values: dict) -> tuple:
@@ -39,13 +45,16 @@ def _key(values: dict) -> tuple:
 
 
 def candidates(spec, study) -> list[tuple[str, dict]]:
-    """(role, values) of the points to replay: the recommendation, the `validate_top` distinct points with
-    the best observed trials, then the named points (a point in several roles keeps them all, in one entry)."""
+    """(role, values) of the points to replay: the recommendation, the baseline ("default": the space's
+    defaults), the `validate_top` distinct points with the best observed trials, then the named points (a
+    point in several roles keeps them all, in one entry)."""
     trials = study.get_trials(deepcopy=False)
     sign = -1.0 if objectives.OBJECTIVES[spec.objective].maximised else 1.0
     ranked = sorted((t for t in trials if t.state == TrialState.COMPLETE), key=lambda t: (sign * t.value, t.number))
     rec = recommendation(spec, trials)
     entries: dict[tuple, tuple[list[str], dict]] = {_key(rec): (["recommended"], rec)}
+    if spec.validate_baseline == "default":
+        entries.setdefault(_key(spec.default_values()), ([], spec.default_values()))[0].append("default")
     seen: set[tuple] = set()
     for t in ranked:
         if len(seen) >= spec.validate_top:
@@ -53,8 +62,7 @@ def candidates(spec, study) -> list[tuple[str, dict]]:
         if _key(t.params) in seen:
             continue  # a point tried more than once counts once
         seen.add(_key(t.params))
-        role = f"top {len(seen)} (trial {t.number}, observed {t.value:.4g})"
-        entries.setdefault(_key(t.params), ([], dict(t.params)))[0].append(role)
+        entries.setdefault(_key(t.params), ([], dict(t.params)))[0].append(f"top {len(seen)} (trial {t.number})")
     for name, values in spec.validate_points.items():
         values = {n: values[n] for n in spec.space.names}
         entries.setdefault(_key(values), ([], values))[0].append(name)
@@ -91,7 +99,7 @@ def _run(folder: Path, spec, study, play: bool, progress) -> list[dict]:
     for role, values in candidates(spec, study):
         row = done.get((_key(values), games, replicates))
         if row is None and play:
-            seeds = derive_seeds(spec.seed, VALIDATION_STREAM, len(rows), count=replicates)
+            seeds = derive_seeds(spec.seed, VALIDATION_STREAM, count=replicates)
             records = objectives.play_trials(spec, [(values, seed) for seed in seeds], progress=progress)
             row = {
                 "values": values,
@@ -122,50 +130,134 @@ def observed(study, values: dict) -> tuple[float, int]:
     return (sum(hits) / len(hits), len(hits)) if hits else (float("nan"), 0)
 
 
+def difference(objective: str, a: dict, b: dict) -> dict | None:
+    """Replayed point a's value minus b's, with a 95% interval and a two-sided p-value (None: a point with one
+    replicate and an objective that does not pool, nothing to test by). The win rate pools its games: each
+    point's are redrawn (`bootstrap`) and the difference is read as normal with the two spreads added, games
+    taken as independent (where the shared seeds make the points' results move together, that overstates
+    the spread: the test errs toward "cannot tell"). D and balance: Student's t over the replicate trials,
+    paired where both points played the same seeds, else Welch's."""
+    from scipy import stats
+
+    o = objectives.OBJECTIVES[objective]
+    diff = a["value"] - b["value"]
+    if o.pools:
+        se = math.hypot(
+            float(np.std(bootstrap(objective, a["records"], a["seeds"][0]))),
+            float(np.std(bootstrap(objective, b["records"], b["seeds"][0]))),
+        )
+        p = float(2 * stats.norm.sf(abs(diff) / se)) if se > 0 else float(diff == 0)
+        return {"difference": diff, "interval": [diff - Z95 * se, diff + Z95 * se], "p": p, "test": "bootstrap"}
+    va, vb = ([o.value(r) for r in row["records"]] for row in (a, b))
+    if min(len(va), len(vb)) < 2:
+        return None
+    paired = a["seeds"] == b["seeds"]
+    test = f"paired t over {len(va)} replicates" if paired else "Welch's t"
+    if paired and np.ptp(np.subtract(va, vb)) == 0:  # every replicate moved alike: no spread to test by
+        return {"difference": diff, "interval": [diff, diff], "p": float(diff == 0), "test": test}
+    res = stats.ttest_rel(va, vb) if paired else stats.ttest_ind(va, vb, equal_var=False)
+    if math.isnan(res.pvalue):  # Welch's with no spread in either point
+        return {"difference": diff, "interval": [diff, diff], "p": float(diff == 0), "test": test}
+    ci = res.confidence_interval()
+    return {"difference": diff, "interval": [float(ci.low), float(ci.high)], "p": float(res.pvalue), "test": test}
+
+
+def _better(objective: str, diff: float) -> bool:
+    return diff > 0 if objectives.OBJECTIVES[objective].maximised else diff < 0
+
+
+def verdict(spec, rows: list[dict]) -> dict | None:
+    """Did tuning beat the baseline? The point to act on (`pick`) is the recommendation, unless a replayed point
+    scores better with p < 0.05 against it (then the best such); `answer` says how it compares with the
+    baseline: "yes" or "no" at p < 0.05, "unclear" short of it or untestable, "same" if it is the baseline.
+    None until the recommendation and the baseline are replayed."""
+    rec = next((r for r in rows if "recommended" in r["role"]), None)
+    base = next((r for r in rows if spec.validate_baseline in r["role"].split(", ")), None)
+    if rec is None or base is None:
+        return None
+    beats = []  # points the replays separate from the recommendation, as better (the baseline's own test is below)
+    for r in rows:
+        test = None if r is rec or r is base else difference(spec.objective, r, rec)
+        if test is not None and test["p"] < ALPHA and _better(spec.objective, test["difference"]):
+            beats.append((r, test))
+    pick, over_rec = rec, None
+    if beats:
+        sign = 1.0 if objectives.OBJECTIVES[spec.objective].maximised else -1.0
+        pick, over_rec = max(beats, key=lambda b: sign * b[0]["value"])
+    test = difference(spec.objective, pick, base)
+    if _key(pick["values"]) == _key(base["values"]):
+        answer = "same"
+    elif test is None or test["p"] >= ALPHA:
+        answer = "unclear"
+    else:
+        answer = "yes" if _better(spec.objective, test["difference"]) else "no"
+    return {"answer": answer, "pick": pick, "baseline": base, "test": test, "over_recommendation": over_rec}
+
+
+def verdict_text(spec, v: dict) -> str:
+    """The verdict in words, every number labelled: the sentence a report and `study status` lead with."""
+    name = "the default" if spec.validate_baseline == "default" else f"the {spec.validate_baseline!r} point"
+    pick, base, test = v["pick"], v["baseline"], v["test"]
+    what = "the recommendation" if v["over_recommendation"] is None else pick["role"].split(" (")[0]
+    mine = (
+        f"{what} ({point_text(pick['values'])}) replays at {spec.objective} {pick['value']:.4g} "
+        f"{interval_text(pick['interval'])}"
+    )
+    theirs = f"{name} ({point_text(base['values'])}) at {base['value']:.4g} {interval_text(base['interval'])}"
+    gap = "" if test is None else f": difference {difference_text(test)} ({test['test']})"
+    games = f"{pick['games']} games per opponent and seat each"
+    if v["answer"] == "same":
+        text = f"Tuning did not move from {name}: the recommendation is {name} itself, {mine}."
+    elif v["answer"] == "yes":
+        text = f"Yes, tuning beat {name}: {mine}, {theirs}{gap}; {games}."
+    elif v["answer"] == "no":
+        text = f"No, tuning did not beat {name}, which replays better: {mine}, {theirs}{gap}; {games}."
+    elif test is None:
+        text = (
+            f"The replays cannot tell {what} from {name}: {mine}, {theirs}; with one replicate trial each there is "
+            "no test (give [validate] games at least two trials' worth)."
+        )
+    else:
+        text = (
+            f"The replays could not tell {what} from {name} apart: {mine}, {theirs}{gap}; {games} (more "
+            "[validate] games would narrow the interval)."
+        )
+    if v["over_recommendation"] is not None:
+        o, rec = v["over_recommendation"], "the strategy's recommendation"
+        text += (
+            f" Act on {point_text(pick['values'])}, not {rec}: the replays separate it from {rec} "
+            f"(difference {difference_text(o)})."
+        )
+    return text
+
+
 def summary(spec, study, rows: list[dict]) -> str:
-    """One paragraph for the report: the validated recommendation beside the raw maximum, and why they differ."""
-    rec = next(r for r in rows if "recommended" in r["role"])
+    """The report's lead: the verdict, then the best observed trial beside its replay, and why they differ."""
+    v = verdict(spec, rows)
+    if v is not None:
+        text = verdict_text(spec, v) + " "
+    else:  # replayed before baselines were (or its rows lost): `study run` replays what is missing
+        text = f"The {spec.validate_baseline} is not replayed yet: `sparring study run` replays it beside the rest. "
     best = study.best_trial
     raw = next((r for r in rows if _key(r["values"]) == _key(best.params)), None)
-    text = (
-        f"The strategy recommends {point_text(rec['values'])}: replayed with {rec['games']} fresh games per "
-        f"opponent and seat ({rec['replicates']} trials of the study's size) it scores {spec.objective} = "
-        f"{rec['value']:.4g} {interval_text(rec['interval'])}. "
-    )
     text += (
         f"The best observed trial (trial {best.number}, at {point_text(best.params)}) measured "
-        f"{best.value:.4g} over {spec.games_per_trial} games"
+        f"{spec.objective} {best.value:.4g} over {spec.games_per_trial} games"
     )
     if raw is not None:
         text += f"; replayed, it scores {raw['value']:.4g} {interval_text(raw['interval'])}"
-    maximised = objectives.OBJECTIVES[spec.objective].maximised
-    way = "upward" if maximised else "downward"
-    text += (
+    way = "upward" if objectives.OBJECTIVES[spec.objective].maximised else "downward"
+    return text + (
         f". The best of many noisy trials is biased {way} (the winner's curse): the more points a "
         "study tries, the luckier its best, whatever their quality; the replayed values are "
         "unbiased estimates of what each point is worth."
     )
-    return text + _contender(rec, rows, maximised)
 
 
-def _contender(rec: dict, rows: list[dict], maximised: bool) -> str:
-    """A sentence on the replayed point that beat the recommendation, if one did: whether the replays tell them
-    apart (disjoint intervals) or not, so that "recommended" is not read as "best"."""
-    better = [r for r in rows if (r["value"] > rec["value"] if maximised else r["value"] < rec["value"])]
-    if not better:
-        return ""
-    best = (max if maximised else min)(better, key=lambda r: r["value"])
-    role = best["role"].split(" (")[0]  # "top 2", not its trial's details, which the table gives
-    head = (
-        f" Replayed, {point_text(best['values'])} ({role}) scores better than the recommendation: "
-        f"{best['value']:.4g} {interval_text(best['interval'])}"
-    )
-    if best["interval"] is None or rec["interval"] is None:
-        return head + "; without intervals the replays cannot tell whether the difference is real."
-    (low, high), (rec_low, rec_high) = best["interval"], rec["interval"]
-    if low <= rec_high and rec_low <= high:
-        return head + "; the intervals overlap, so the replays do not tell the two apart."
-    return head + ", outside the recommendation's interval: prefer it."
+def difference_text(test: dict) -> str:
+    """A `difference` as printed: +d [low, high] (its 95% interval), p = ..."""
+    low, high = test["interval"]
+    return f"{test['difference']:+.4g} [{low:+.4g}, {high:+.4g}], p = {test['p']:.2g}"
 
 
 def interval_text(interval) -> str:
