@@ -7,4 +7,4 @@ cd "$(dirname "$0")/.."
 python3 -m venv .venv
 .venv/bin/python -m pip install --quiet --upgrade pip
 .venv/bin/python -m pip install --quiet "torch==2.13.0"
-.venv/bin/python -m pip install --quiet -e ".[test]"
+.venv/bin/python -m pip install -qq -e ".[test]"  # -qq: not setuptools' boxed notice on editable installs

@@ -361,7 +361,7 @@ def _damaged(path, sql):
     [
         ("DROP TABLE profiles;", "is damaged .table profiles has columns none", 2),
         ("UPDATE profiles SET wins = 'lots';", "is damaged .its wins, draws and losses are .'lots'", 2),
-        ("UPDATE profiles SET state = NULL;", "1 games but no adjuster state", 0),  # listing needs no state
+        ("UPDATE profiles SET state = NULL;", "1 game but no adjuster state", 0),  # listing needs no state
         ("PRAGMA user_version = 7;", "holds profiles of schema 7, and this sparring reads schema 1", 2),
     ],
 )

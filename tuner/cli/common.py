@@ -32,3 +32,8 @@ def positive(text: str) -> int:
     if value <= 0:
         raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}")
     return value
+
+
+def count(n: int, noun: str) -> str:
+    """`n noun`, plural unless n is 1: "1 game", "3 games"."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"

@@ -5,7 +5,7 @@ import json
 import sys
 
 import games
-from tuner.cli.common import CommandError, check_specs, positive, progress
+from tuner.cli.common import CommandError, check_specs, count, positive, progress
 
 
 def _demo(args) -> int:
@@ -71,7 +71,7 @@ def _arena(args) -> int:
     if args.json:
         print(json.dumps(result.to_dict()))
         return 0
-    print(f"{args.game}: A = {args.spec_a}, B = {args.spec_b}, {args.games} games, seed {args.seed}")
+    print(f"{args.game}: A = {args.spec_a}, B = {args.spec_b}, {count(args.games, 'game')}, seed {args.seed}")
     print(f"{'A':<12}{'wins':>6}{'draws':>7}{'losses':>8}{'score':>8}  {'score 95% CI':<14}{'win rate 95% CI'}")
     for label, rec in (("as first", result.first), ("as second", result.second), ("total", result.total)):
         if rec.games:
@@ -112,7 +112,7 @@ def _tournament(args) -> int:
     if args.json:
         print(json.dumps({"game": args.game, "games_per_pair": args.games, "seed": args.seed, **ratings}))
         return 0
-    print(f"{args.game}: {args.games} games per pair, seed {args.seed}; score of the row against the column")
+    print(f"{args.game}: {count(args.games, 'game')} per pair, seed {args.seed}; score of the row against the column")
     width = max(len(s) for s in specs) + 2
     print(" " * width + "".join(f"{i + 1:>8}" for i in range(len(specs))))
     table = {(m.spec_a, m.spec_b): m.total.score for m in matches}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 import games
+from tuner.cli.common import count
 
 RAW = argparse.RawDescriptionHelpFormatter
 
@@ -60,17 +61,17 @@ def _profiles(args) -> int:
     try:
         store = Profiles(args.profiles)
         if args.profiles_command == "delete":
-            count = store.delete(args.name, args.game)
-            print(f"deleted {count} profile{'s' * (count != 1)} of {args.name!r} from {store.path}")
+            deleted = store.delete(args.name, args.game)
+            print(f"deleted {count(deleted, 'profile')} of {args.name!r} from {store.path}")
             return 0
         rows = store.list()
     except ProfileError as error:
         raise CommandError(str(error)) from None
-    print(f"{store.path}: {len(rows)} profile{'s' * (len(rows) != 1)}")
+    print(f"{store.path}: {count(len(rows), 'profile')}")
     for p in rows:
         print(
-            f"  {p.name:<16}{p.game:<14}{p.spec:<28}{p.games:>4} games: won {p.wins}, drew {p.draws}, lost {p.losses}"
-            f"  ({p.updated})"
+            f"  {p.name:<16}{p.game:<14}{p.spec:<28}{count(p.games, 'game'):>9}: "
+            f"won {p.wins}, drew {p.draws}, lost {p.losses}  ({p.updated})"
         )
     return 0
 

@@ -86,8 +86,10 @@ def _train(args) -> int:
     from tuner.yardsticks import Yardsticks
 
     config = _config(args)
-    if args.eval_games < 0 or (args.iterations is not None and args.iterations < 1):
-        raise CommandError("--eval-games must be 0 or more and --iterations at least 1")
+    if args.eval_games < 0:
+        raise CommandError(f"--eval-games must be 0 or more, got {args.eval_games}")
+    if args.iterations is not None and args.iterations < 1:
+        raise CommandError(f"--iterations must be at least 1, got {args.iterations}")
     if args.hours is not None and not args.hours > 0:
         raise CommandError(f"--hours must be positive, got {args.hours}: leave it out to train to --iterations")
     if args.eval_games and "," in str(args.out):

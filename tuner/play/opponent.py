@@ -105,8 +105,8 @@ class Opponent:
         if saved.state is None and self.adjuster is not None and saved.games > 0:
             raise ProfileError(
                 f"profile {saved.name!r} ({self.game.name}, {saved.spec}) in {self.profiles.path} is "
-                f"damaged: {saved.games} games but no adjuster state; delete it: sparring profiles "
-                f"delete {saved.name}"
+                f"damaged: {saved.games} game{'s' * (saved.games != 1)} but no adjuster state; delete it: "
+                f"sparring profiles delete {saved.name}"
             )
         if saved.state is not None:
             if self.adjuster is None:
