@@ -41,7 +41,9 @@ ALPHA = 0.05  # the p-value below which the replays tell two points apart
 
 
 def _key(values: dict) -> tuple:
-    return tuple(sorted((k, float(v)) for k, v in values.items()))
+    """A point's identity: its values to 12 significant digits, so that a strategy's recommendation recomputed
+    (CMA-ES's mean) is the point replayed before, whatever its last bits."""
+    return tuple(sorted((k, float(f"{float(v):.12g}")) for k, v in values.items()))
 
 
 def candidates(spec, study) -> list[tuple[str, dict]]:
