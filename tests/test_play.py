@@ -2,6 +2,7 @@
 and the web server (the browser test is in test_play_browser.py)."""
 
 import io
+import math
 import sqlite3
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -391,7 +392,7 @@ def test_a_damaged_page_is_one_line(tmp_path, capsys):
 
 def test_the_terminal_session_through_stdin(tmp_path, monkeypatch, capsys):
     path = tmp_path / "p.sqlite"
-    lines = ["3", "9", "x3", "hint", "undo", "2", "resign", "y", "quit"]
+    lines = ["3", "9", "x3", "hint", "undo", "2", "resign", "n", "resign", "y", "y", "quit"]
     monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(lines) + "\n"))
     code = main(
         [
@@ -415,8 +416,10 @@ def test_the_terminal_session_through_stdin(tmp_path, monkeypatch, capsys):
     assert "error: bad connect4 action 'x3'" in out
     assert "Hint: " in out and "Took back your last move and its reply." in out
     assert out.count("It plays ") == 3  # replies to 3 (taken back) and to 2; its first move of game two
-    assert "You lost. profile 'ada': 1 games against it, you won 0, drew 0, lost 1." in out
-    assert "New game: you play second, as o; its strength: z -0.38, 30 simulations." in out  # learnt from the loss
+    assert out.count("Resign? It counts as a loss.") == 2  # the first asked and said no: the game went on
+    assert "You lost. profile 'ada': 1 game against it, you won 0, drew 0, lost 1." in out
+    # its level learnt from the loss: 228 + 102 x 0.375 Elo below z = +inf, by the Connect4 curve (tuner.play.level)
+    assert "New game: you play second, as o; it starts about 270 Elo below its best (an estimate): z -0.38, 30 " in out
     assert "Left the game unfinished: it is not counted." in out
     saved = Profiles(path).load("ada", "connect4", "mcts:dsa=inter,simulations=30")
     assert saved.losses == 1 and saved.state["z"] == pytest.approx(-0.375)
@@ -578,3 +581,44 @@ def test_the_page_refuses_searches_it_cannot_bound_and_other_hosts(client):
 
     rebound = TestClient(make_app(), base_url="http://attacker.example")  # a page whose name points at 127.0.0.1
     assert rebound.get("/api/options").status_code == 400
+
+
+# --- profiles on the command line ------------------------------------------------------------------------
+
+
+def test_elo_below_best_follows_the_measured_curves_by_hand():
+    """Connect4's z curve: 228 Elo below z = +inf at z = 0, 102 more per unit lower, none above z = 2.23, at
+    most 398; 165 Elo per halving of the simulations (tuner.play.level's sources)."""
+    from tuner.play.level import describe_level, elo_below_best
+
+    assert elo_below_best(math.inf) == 0 and elo_below_best(3.0) == 0
+    assert elo_below_best(0.0) == pytest.approx(228.1) and elo_below_best(-1.0) == pytest.approx(330.5)
+    assert elo_below_best(-9.0) == 398.0 and elo_below_best(math.inf, 0.25) == pytest.approx(330.0)
+    assert describe_level(12.0) == "at about its best" and describe_level(266.5).startswith("about 270 Elo below")
+
+
+def test_profiles_list_the_level_each_starts_at_and_delete_asks(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "p.sqlite"
+    bot = Opponent("connect4", "mcts:dsa=inter,simulations=20", profile="ada", profiles=path, seed=1)
+    bot.new_game()
+    bot.resign()  # its win: z falls to -0.375
+    capsys.readouterr()
+    assert main(["profiles", "list", "--profiles", str(path)]) == 0  # the option after the command
+    out = capsys.readouterr().out
+    assert "its next game starts about 270 Elo below its best (an estimate): z -0.38, 20 simulations" in out
+    monkeypatch.setattr("sys.stdin", io.StringIO("n\n"))
+    assert main(["profiles", "delete", "ada", "--profiles", str(path)]) == 2  # no terminal: it needs --yes
+    assert "add --yes" in capsys.readouterr().err
+    monkeypatch.setattr("sys.stdin", _Tty("n\n"))
+    assert main(["profiles", "delete", "ada", "--profiles", str(path)]) == 0
+    assert "nothing deleted" in capsys.readouterr().out and len(Profiles(path).list()) == 1
+    monkeypatch.setattr("sys.stdin", _Tty("y\n"))
+    assert main(["profiles", "delete", "ada", "--profiles", str(path)]) == 0
+    assert "deleted 1 profile of 'ada'" in capsys.readouterr().out and Profiles(path).list() == []
+    assert main(["profiles", "delete", "ada", "--yes", "--profiles", str(path)]) == 2
+    assert "no profile 'ada'" in capsys.readouterr().err
+
+
+class _Tty(io.StringIO):
+    def isatty(self):
+        return True

@@ -61,9 +61,7 @@ def _profiles(args) -> int:
     try:
         store = Profiles(args.profiles)
         if args.profiles_command == "delete":
-            deleted = store.delete(args.name, args.game)
-            print(f"deleted {count(deleted, 'profile')} of {args.name!r} from {store.path}")
-            return 0
+            return _delete(store, args)
         rows = store.list()
     except ProfileError as error:
         raise CommandError(str(error)) from None
@@ -73,6 +71,39 @@ def _profiles(args) -> int:
             f"  {p.name:<16}{p.game:<14}{p.spec:<28}{count(p.games, 'game'):>9}: "
             f"won {p.wins}, drew {p.draws}, lost {p.losses}  ({p.updated})"
         )
+        print(f"  {'':<16}its next game starts {_level(store, p)}")
+    return 0
+
+
+def _level(store, profile) -> str:
+    """The level a profile's opponent starts its next game at, in words and numbers (or why it cannot say)."""
+    from tuner.play import Opponent, ProfileError
+
+    try:
+        return Opponent(profile.game, profile.spec, profile=profile.name, profiles=store, seed=0).level()
+    except (ValueError, ProfileError) as error:
+        return f"at a level that cannot be read: {error}"
+
+
+def _delete(store, args) -> int:
+    """Delete a person's profiles once they say so (or --yes); stdin without a person needs --yes."""
+    import sys
+
+    from tuner.cli.common import CommandError
+
+    mine = [p for p in store.list() if p.name == args.name and args.game in (None, p.game)]
+    if not mine:
+        raise CommandError(f"no profile {args.name!r}{f' for {args.game}' if args.game else ''} in {store.path}")
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise CommandError("deleting needs a yes: run it in a terminal, or add --yes")
+        games_ = ", ".join(f"{p.game} ({count(p.games, 'game')})" for p in mine)
+        answer = input(f"delete {args.name!r}'s {count(len(mine), 'profile')}: {games_}? [y/N] ").strip().lower()
+        if answer not in ("y", "yes"):
+            print("nothing deleted")
+            return 0
+    deleted = store.delete(args.name, args.game)
+    print(f"deleted {count(deleted, 'profile')} of {args.name!r} from {store.path}")
     return 0
 
 
@@ -157,19 +188,22 @@ def add_commands(sub) -> None:
     listing = psub.add_parser(
         "list",
         help="every profile with its record (the default)",
-        description="List every player profile: its game, opponent spec and record.",
+        description="List every player profile: its game, opponent spec and record, and the level its\n"
+        "opponent starts the next game at (in words, for MCTS an estimate in Elo, and its knobs).",
         epilog="example:\n  sparring profiles list --profiles ~/ada.sqlite",
         formatter_class=RAW,
     )
     delete = psub.add_parser(
         "delete",
         help="delete a person's profiles",
-        description="Delete a person's profiles (every game's, or one game's).",
-        epilog="example:\n  sparring profiles delete ada --game connect4",
+        description="Delete a person's profiles (every game's, or one game's), once you say yes\n"
+        "(--yes: without asking).",
+        epilog="example:\n  sparring profiles delete ada --game connect4 --yes",
         formatter_class=RAW,
     )
     delete.add_argument("name", help="the person's profile name")
     delete.add_argument("--game", choices=games.names(), help="only this game's")
+    delete.add_argument("--yes", action="store_true", help="delete without asking")
     for command in (listing, delete):  # after the command too; SUPPRESS keeps a PATH given before it
         command.add_argument("--profiles", metavar="PATH", default=argparse.SUPPRESS, help=where)
         command.set_defaults(run=_profiles)

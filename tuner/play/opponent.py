@@ -25,7 +25,8 @@ from dataclasses import dataclass
 
 import games
 from games.rng import derive_seeds
-from tuner.agents import check_spec, make_agent
+from tuner.agents import check_spec, make_agent, parse_spec
+from tuner.play.level import describe_level, elo_below_best
 from tuner.play.profiles import Profile, ProfileError, Profiles, canonical_spec, check_name
 
 DEFAULT_SPEC = "mcts:dsa=both"  # adaptive without a net: Wu et al.'s inter- and intra-game adjustment of z
@@ -334,6 +335,18 @@ class Opponent:
         """The opponent's strength knobs as they stand: those of its last move, or those it will start with
         where they do not depend on the position; None until AlphaDDA's first move sets them."""
         return self._shown
+
+    def level(self) -> str:
+        """Its strength as a person reads it, in words and numbers: for an MCTS opponent about how far below its
+        best it plays (an estimate, `tuner.play.level`), then its knobs; e.g. 'about 230 Elo below its best
+        (an estimate): z +0.00, 1000 simulations'."""
+        strength = self.strength()
+        numbers = describe_strength(strength)
+        simulations = getattr(self.agent, "budget", (None, None))[0]
+        if not (parse_spec(self.spec).name.startswith("mcts") and simulations and strength and "z" in strength):
+            return numbers
+        share = strength.get("simulations", simulations) / simulations
+        return f"{describe_level(elo_below_best(strength['z'], share))}: {numbers}"
 
 
 def describe_strength(strength: dict | None) -> str:

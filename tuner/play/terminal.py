@@ -17,7 +17,8 @@ COMMANDS = "a move, or: hint, undo, resign, board, help, quit"
 def _record(opponent: Opponent) -> str:
     r = opponent.record
     name = f"profile {r.name!r}: " if r.name else ""
-    return f"{name}{r.games} games against it, you won {r.wins}, drew {r.draws}, lost {r.losses}"
+    games = f"{r.games} game{'s' * (r.games != 1)}"
+    return f"{name}{games} against it, you won {r.wins}, drew {r.draws}, lost {r.losses}"
 
 
 def _board(opponent: Opponent, say) -> None:
@@ -40,10 +41,7 @@ def play_terminal(
         first = human_first if human_first is not None else opponent.games_played % 2 == 0
         opponent.new_game(human_first=first)
         mine = game.symbols[opponent.human]
-        say(
-            f"\nNew game: you play {'first' if first else 'second'}, as {mine}; its strength: "
-            f"{describe_strength(opponent.strength())}."
-        )
+        say(f"\nNew game: you play {'first' if first else 'second'}, as {mine}; it starts {opponent.level()}.")
         _board(opponent, say)
         if not _play_one(opponent, read, say):
             say("Left the game unfinished: it is not counted.")
@@ -88,7 +86,12 @@ def _play_one(opponent: Opponent, read, say) -> bool:
                 say("Took back your last move and its reply.")
                 _board(opponent, say)
             elif command == "resign":
-                opponent.resign()
+                try:
+                    sure = read("Resign? It counts as a loss. [y/N] ").strip().lower()
+                except EOFError:
+                    return False
+                if sure in ("y", "yes"):
+                    opponent.resign()
             else:
                 opponent.move(line)
                 _board(opponent, say)
