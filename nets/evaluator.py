@@ -87,7 +87,7 @@ class NetEvaluator:
     >>> ev = NetEvaluator(nets.build("connect4", filters=8, blocks=1), device="cpu")
     >>> batch = ev.new_batch(game, 64)
     >>> batch.put(0, game.new_initial_state())
-    >>> ev.evaluate(batch, 1)  # priors[:1] [1, 7], values[:1] [1]
+    >>> ev.evaluate(batch, 1)  # fills priors[:1] (1 x 7) and values[:1]
     >>> round(float(batch.priors[0].sum()), 5), bool(-1 <= batch.values[0] <= 1)
     (1.0, True)
 

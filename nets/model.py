@@ -105,7 +105,7 @@ def _sizes() -> dict[str, dict[str, dict[str, int]]]:
 
 
 SIZES: dict[str, dict[str, dict[str, int]]] = _sizes()
-"""SIZES[game][size]: the knobs of `Arch` for each game and named size ("paper": Table A1; "small": CPU-sized)."""
+"""`SIZES[game][size]`: the knobs of `Arch` for each game and named size ("paper": Table A1; "small": CPU-sized)."""
 
 
 def build(game_name: str, size: str = "small", *, kind: str = "resnet", **overrides: int) -> nn.Module:

@@ -1,4 +1,4 @@
-"""Imports point down only (README, Layout), read from the source: every import statement, function-local ones
+"""Imports point down only (docs/architecture.md), read from the source: every import statement, function-local ones
 included, of every module of our packages; no upward arrow and no cycle, between layers or between modules."""
 
 import ast

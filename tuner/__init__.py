@@ -1,6 +1,6 @@
 """The top layer: tuning, the composition of agents, matches, studies, play and the command line.
 
-Everything here sits above `games`, `search` and `nets` (README, Layout; tests/test_layers.py), in this order:
+Everything here sits above `games`, `search` and `nets` (docs/architecture.md; tests/test_layers.py), in this order:
 `tuner.provenance` (what produced a number), `tuner.strategies` (allocation strategies and spaces, whose
 compiled steps the search is handed), `tuner.samplers` (the strategies as Optuna samplers), `tuner.agents`
 (spec strings to agents: the composition root), `tuner.match`, `tuner.yardsticks`, `tuner.study`,
