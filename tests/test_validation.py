@@ -90,7 +90,8 @@ def test_d_s_verdict_is_a_paired_t_test_where_the_points_shared_their_seeds(make
     base["seeds"] = [4, 5, 6]
     welch = validate.difference("dda_d", rec, base)
     assert welch["test"] == "Welch's t" and 0.006 < welch["p"] < 0.02
-    swapped = validate.verdict(spec, _d_rows("dda_d", [{**rec, "role": "default"}, {**base, "role": "recommended"}]))
+    swapped = [{**rec, "role": "default", "values": {"C": 0.25}}, {**base, "role": "recommended", "values": {"C": 1.0}}]
+    swapped = validate.verdict(spec, _d_rows("dda_d", swapped))
     assert swapped["answer"] == "no"  # the default replays better: the recommendation lost, whoever it is
 
 
@@ -606,3 +607,17 @@ def test_a_recommendation_recomputed_in_its_last_bits_is_the_point_replayed_befo
     replay is lost and played again); a difference in the 11th digit is another point."""
     assert validate._key({"a": 2.2743441312928376, "n": 2}) == validate._key({"a": 2.274344131292838, "n": 2.0})
     assert validate._key({"a": 2.2743441313}) != validate._key({"a": 2.2743441312})
+
+
+def test_a_named_baseline_is_found_by_its_values_whatever_its_name(make_study, tiny_study):
+    """A point named "default (z_a, z_0 of TABLE_1Z)" holds the roles' separator: the baseline is its values."""
+    text = tiny_study + VALIDATE + 'baseline = "old (a, b)"\n[validate.points]\n"old (a, b)" = {C = 2.0}\n'
+    spec = StudySpec.load(make_study(text=text))
+    rec, old = (
+        _replayed("recommended", 1.0, [([2, 0, 0], [0, 0, 0])] * 3),
+        _replayed("top 1 (trial 2), old (a, b)", 2.0, [([1, 0, 1], [0, 0, 0])] * 3),
+    )
+    rec["value"], old["value"], rec["interval"], old["interval"] = 1.0, 0.5, None, None
+    assert validate.verdict(spec, [rec, old])["baseline"] is old
+    with pytest.raises(StudyError, match='baseline must be one of "default", "old \\(a, b\\)", got \'new\''):
+        StudySpec.load(make_study(name="bad", text=text.replace('baseline = "old (a, b)"', 'baseline = "new"')))

@@ -114,7 +114,7 @@ def write_report(folder, storage: str | None = None) -> Path:
                 f"{r.losses / r.games:.3f} {format_interval(r.rate_interval(r.losses))} |"
             )
     rows = validate.run(folder, spec, study, play=False) if spec.validate_games else []
-    _plot_trials(trials, values, maximise, spec.objective, rows, spec.validate_baseline, out / "objective.png")
+    _plot_trials(trials, values, maximise, spec.objective, rows, spec, out / "objective.png")
     _plot_slices(trials, spec, out / "slices.png")
     lines += [
         "",
@@ -150,7 +150,7 @@ def _recommendation(folder, spec, study) -> list[str]:
     rows = validate.run(folder, spec, study, play=False)
     if not any("recommended" in r["role"] for r in rows):
         return ["Not validated yet: `sparring study run` replays the recommendation once the budget is spent."]
-    base = next((r for r in rows if spec.validate_baseline in r["role"].split(", ")), None)
+    base = validate.baseline_row(spec, rows)
     lines = [validate.summary(spec, study, rows), ""]
     lines += [
         f"| point | role | replayed {spec.objective} [95% CI] | minus the {spec.validate_baseline} [95% CI], p | "
@@ -160,7 +160,7 @@ def _recommendation(folder, spec, study) -> list[str]:
     for r in rows:
         mean, n = validate.observed(study, r["values"])
         seen = f"{mean:.4g} ({n})" if n else "not a trial"  # a strategy's mean (CMA-ES) or a named point
-        test = None if r is base else validate.difference(spec.objective, r, base)
+        test = None if base is None or r is base else validate.difference(spec.objective, r, base)
         gap = "-" if test is None else validate.difference_text(test)
         lines.append(
             f"| {validate.point_text(r['values'])} | {r['role']} | {r['value']:.4g} "
@@ -169,7 +169,7 @@ def _recommendation(folder, spec, study) -> list[str]:
     return lines
 
 
-def _plot_trials(trials, values, maximise, objective, rows, baseline, path):
+def _plot_trials(trials, values, maximise, objective, rows, spec, path):
     """The replayed points with their 95% intervals (when validated), beside the objective per trial and the
     best observed so far, labelled as biased: the replays are what to act on."""
     fig = Figure(figsize=(11 if rows else 6, 3.8))
@@ -179,9 +179,10 @@ def _plot_trials(trials, values, maximise, objective, rows, baseline, path):
         for i, r in enumerate(rows):
             low, high = r["interval"] or (r["value"], r["value"])
             ax.errorbar([i], [r["value"]], yerr=[[r["value"] - low], [high - r["value"]]], fmt="o", capsize=4)
-        base = next((r for r in rows if baseline in r["role"].split(", ")), None)
+        base = validate.baseline_row(spec, rows)
         if base is not None:
-            ax.axhline(base["value"], color="grey", linestyle="--", linewidth=0.8, label=f"the {baseline}")
+            label = f"the {spec.validate_baseline}"
+            ax.axhline(base["value"], color="grey", linestyle="--", linewidth=0.8, label=label)
             ax.legend(fontsize=8)
         ax.set_xticks(range(len(rows)), [_short(r) for r in rows], fontsize=7)
         ax.set_ylabel(f"replayed {objective} [95% CI]")

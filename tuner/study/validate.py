@@ -164,6 +164,13 @@ def difference(objective: str, a: dict, b: dict) -> dict | None:
     return {"difference": diff, "interval": [float(ci.low), float(ci.high)], "p": float(res.pvalue), "test": test}
 
 
+def baseline_row(spec, rows: list[dict]) -> dict | None:
+    """The baseline's replayed row (by its values: a role may hold several names), None if not replayed."""
+    name = spec.validate_baseline
+    values = spec.default_values() if name == "default" else spec.validate_points[name]
+    return next((r for r in rows if _key(r["values"]) == _key(values)), None)
+
+
 def _better(objective: str, diff: float) -> bool:
     return diff > 0 if objectives.OBJECTIVES[objective].maximised else diff < 0
 
@@ -174,7 +181,7 @@ def verdict(spec, rows: list[dict]) -> dict | None:
     baseline: "yes" or "no" at p < 0.05, "unclear" short of it or untestable, "same" if it is the baseline.
     None until the recommendation and the baseline are replayed."""
     rec = next((r for r in rows if "recommended" in r["role"]), None)
-    base = next((r for r in rows if spec.validate_baseline in r["role"].split(", ")), None)
+    base = baseline_row(spec, rows)
     if rec is None or base is None:
         return None
     beats = []  # points the replays separate from the recommendation, as better (the baseline's own test is below)
