@@ -1,6 +1,9 @@
 """Take docs/play.png: the play page mid-game, as a person sees it (headless Debian chromium, Playwright).
 
 Usage: .venv/bin/python scripts/play_screenshot.py [--game connect4] [--out docs/play.png] [--moves 6] [--seed 0]
+       [--width 1100] [--opponent SPEC]
+docs/ holds three: play.png (the defaults), play-othello6.png (--game othello6 --opponent az:dda=alphadda1) and
+play-narrow.png (--width 400 --moves 3: a phone).
 """
 
 import argparse
@@ -34,6 +37,8 @@ def main() -> None:
     parser.add_argument("--out", default="docs/play.png", help="where the screenshot goes (docs/play.png)")
     parser.add_argument("--moves", type=int, default=6, help="the person's moves before the picture (6)")
     parser.add_argument("--seed", type=int, default=0, help="the server's seed (0)")
+    parser.add_argument("--width", type=int, default=1100, help="the window's width in pixels (1100)")
+    parser.add_argument("--opponent", help="an opponent spec of the page's list (default: the page's default)")
     args = parser.parse_args()
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -45,10 +50,12 @@ def main() -> None:
         time.sleep(0.05)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=shutil.which("chromium"), args=FLAGS)
-        page = browser.new_page(viewport={"width": 1100, "height": 820})
+        page = browser.new_page(viewport={"width": args.width, "height": 820})
         page.goto(f"http://127.0.0.1:{port}/")
         page.wait_for_selector("body[data-ready]")
         page.select_option("#game", args.game)
+        if args.opponent:
+            page.select_option("#opponent", args.opponent)
         page.fill("#profile", "ada")
         page.click("#new")
         page.wait_for_function("() => document.querySelector('#status').textContent.startsWith('Your move')")
@@ -60,7 +67,7 @@ def main() -> None:
             legal.nth([3, 3, 2, 4, 2, 4, 5, 1][k % 8] % legal.count()).click()
             page.wait_for_function("() => !document.querySelector('#status').textContent.startsWith('Thinking')")
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=args.out)
+        page.screenshot(path=args.out, full_page=args.width < 600)
         browser.close()
     server.should_exit = True
     print(f"wrote {args.out}")

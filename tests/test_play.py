@@ -622,3 +622,24 @@ def test_profiles_list_the_level_each_starts_at_and_delete_asks(tmp_path, monkey
 class _Tty(io.StringIO):
     def isatty(self):
         return True
+
+
+def test_the_page_s_coordinates_name_squares_as_the_moves_do_and_the_ending_is_shown():
+    """Every legal move's text ends with its square's column and row labels; Connect4's vertical four in column 0
+    (moves 0 1 0 1 0 1 0) is the winning line, rows 2-5; a full Othello board counts every disc."""
+    from tuner.play.web import coordinates, ending
+
+    for name in ("connect4", "othello6", "othello", "breakthrough"):
+        game = games.load(name)
+        state, labels = game.new_initial_state(), coordinates(game)
+        for action in state.legal_actions():
+            row, col = state.action_squares(action)[1]
+            assert state.action_to_string(action).endswith(labels["cols"][col] + (labels["rows"] or [""] * 8)[row])
+    c4 = games.load("connect4").new_initial_state()
+    for action in (0, 1, 0, 1, 0, 1, 0):
+        c4.apply_action(action)
+    p0, p1 = c4.planes()
+    board = (p0.astype(int) + 2 * p1.astype(int)).tolist()
+    assert ending(c4.game, board, c4.returns()) == {"cells": [[2, 0], [3, 0], [4, 0], [5, 0]], "count": None}
+    full = [[1] * 6 for _ in range(4)] + [[2] * 6 for _ in range(2)]
+    assert ending(games.load("othello6"), full, [1.0, -1.0])["count"] == [24, 12]

@@ -68,7 +68,8 @@ def test_a_whole_game_by_clicking(server, tmp_path):
             page.wait_for_function("() => !document.querySelector('#status').textContent.startsWith('Thinking')")
             if clicks == 3:
                 page.screenshot(path=str(tmp_path / "mid-game.png"))
-                assert page.locator("#strength").text_content().startswith("z ")
+                level = page.locator("#strength")  # in words, the knobs in its tooltip
+                assert "its best" in level.text_content() and level.get_attribute("title").startswith("its knobs: z ")
                 assert page.locator("#chart .point.estimate").count() == 3
             assert clicks <= 21, "a Connect4 game gives a player at most 21 moves"
         state = page.evaluate("() => fetch('/api/state').then((r) => r.json())")
@@ -76,20 +77,25 @@ def test_a_whole_game_by_clicking(server, tmp_path):
         assert page.locator("#board .piece").count() == state["plies"]  # every disc drawn
         assert page.locator("#board .piece.p1").count() == clicks  # the person's discs are the clicks
         assert page.locator("#chart .point.estimate").count() == len(state["turns"])
-        assert "1 games against it" in page.locator("#record").text_content()
+        assert "1 game against it" in page.locator("#record").text_content()
         page.screenshot(path=str(tmp_path / "end.png"))
         browser.close()
     assert (tmp_path / "mid-game.png").stat().st_size > 10_000
 
 
-def _open(p, server, game, opponent):
-    """A page with a new game of `game` against the opponent whose spec is `opponent`, the person first."""
+def _open(p, server, game, opponent, width=1100, custom=False):
+    """A page with a new game of `game` against the opponent whose spec is `opponent` (a custom spec typed in,
+    with `custom`), the person first."""
     browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-    page = browser.new_page(viewport={"width": 1100, "height": 800})
+    page = browser.new_page(viewport={"width": width, "height": 800})
     page.goto(server)
     page.wait_for_selector("body[data-ready]")
     page.select_option("#game", game)
-    page.select_option("#opponent", opponent)
+    if custom:
+        page.select_option("#opponent", "")
+        page.fill("#spec", opponent)
+    else:
+        page.select_option("#opponent", opponent)
     page.click("#new")
     page.wait_for_function("() => document.querySelector('#status').textContent.startsWith('Your move')")
     return browser, page
@@ -126,4 +132,69 @@ def test_breakthrough_moves_a_piece_by_two_clicks(server):
         assert after["plies"] == before["plies"] + 2
         row, col = before["legal"][0]["from"]  # the first piece on the page that can move: the one clicked
         assert before["board"][row][col] == 1 and after["board"][row][col] == 0  # it left its square
+        browser.close()
+
+
+@pytest.mark.parametrize(
+    "game, rows, cols",
+    [("connect4", None, "0123456"), ("othello6", "123456", "abcdef"), ("breakthrough", "87654321", "abcdefgh")],
+)
+def test_every_board_shows_the_coordinates_its_moves_are_written_in(server, game, rows, cols):
+    with playwright.sync_playwright() as p:
+        browser, page = _open(p, server, game, "random", custom=True)
+        labels = "".join(page.locator("#board .coord").all_text_contents())
+        assert labels == cols + (rows or "")  # the columns across the top, then the rows down the left
+        browser.close()
+
+
+def test_a_refused_click_says_why(server):
+    with playwright.sync_playwright() as p:
+        browser, page = _open(p, server, "othello6", "random", custom=True)
+        page.locator('#board .cell[data-row="2"][data-col="2"]').click(force=True)  # c3: a centre disc (on top)
+        assert page.locator("#error").text_content() == "c3 is taken."
+        page.locator('#board .cell[data-row="0"][data-col="0"]').click()  # a1: empty, flips nothing
+        assert page.locator("#error").text_content().startswith("a1 is not a legal move: a move must turn over")
+        page.locator("#board .legal").first.click()  # a legal move clears it
+        _settled(page)
+        assert page.locator("#error").text_content() == ""
+        browser.close()
+        browser, page = _open(p, server, "breakthrough", "random", custom=True)
+        page.locator('#board .cell[data-row="4"][data-col="4"]').click()  # an empty square, no piece chosen
+        assert page.locator("#error").text_content().startswith("Click one of your pieces")
+        browser.close()
+
+
+def test_the_winning_line_is_marked_and_a_new_game_resets_the_chart(server):
+    """Stacking column 0 against Random ends the game soon; a win marks four discs in a row. Then a new game
+    against another kind of opponent starts with the chart's knob unnamed, not the last game's."""
+    with playwright.sync_playwright() as p:
+        browser, page = _open(p, server, "othello6", "az:dda=alphadda1")
+        page.locator("#board .legal").first.click()
+        _settled(page)
+        assert page.locator("#knob-label").text_content() == "its simulations (log)"
+        page.select_option("#game", "connect4")
+        page.select_option("#opponent", "")
+        page.fill("#spec", "random")
+        page.click("#new")
+        page.wait_for_function("() => document.querySelector('#status').textContent.startsWith('Your move')")
+        assert page.locator("#knob-label").text_content() == "its strength knob"
+        assert page.locator("#estimate").text_content() == "-"
+        while not page.evaluate("() => fetch('/api/state').then((r) => r.json()).then((s) => s.over)"):
+            page.locator("#board .legal").first.click()
+            _settled(page)
+        state = page.evaluate("() => fetch('/api/state').then((r) => r.json())")
+        if state["result"] != "draw":
+            assert page.locator("#board .piece.win").count() >= 4
+            assert len(state["ending"]["cells"]) >= 4
+        browser.close()
+
+
+def test_a_phone_screen_fits_the_page_without_scrolling_sideways(server):
+    with playwright.sync_playwright() as p:
+        browser, page = _open(p, server, "connect4", "mcts:dsa=both", width=400)
+        page.locator("#board .legal").first.click()
+        _settled(page)
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= 400
+        box = page.locator("#board svg").bounding_box()
+        assert box["width"] <= 400 and box["width"] > 300  # the board fills the width, no more
         browser.close()

@@ -336,17 +336,17 @@ class Opponent:
         where they do not depend on the position; None until AlphaDDA's first move sets them."""
         return self._shown
 
-    def level(self) -> str:
-        """Its strength as a person reads it, in words and numbers: for an MCTS opponent about how far below its
-        best it plays (an estimate, `tuner.play.level`), then its knobs; e.g. 'about 230 Elo below its best
-        (an estimate): z +0.00, 1000 simulations'."""
+    def level(self, numbers: bool = True) -> str:
+        """Its strength as a person reads it: for an MCTS opponent about how far below its best it plays (an
+        estimate, `tuner.play.level`), then, with `numbers`, its knobs; e.g. 'about 230 Elo below its best (an
+        estimate): z +0.00, 1000 simulations'. Other opponents: their knobs alone."""
         strength = self.strength()
-        numbers = describe_strength(strength)
+        knobs = describe_strength(strength)
         simulations = getattr(self.agent, "budget", (None, None))[0]
         if not (parse_spec(self.spec).name.startswith("mcts") and simulations and strength and "z" in strength):
-            return numbers
-        share = strength.get("simulations", simulations) / simulations
-        return f"{describe_level(elo_below_best(strength['z'], share))}: {numbers}"
+            return knobs
+        words = describe_level(elo_below_best(strength["z"], strength.get("simulations", simulations) / simulations))
+        return f"{words}: {knobs}" if numbers else words
 
 
 def describe_strength(strength: dict | None) -> str:
@@ -356,7 +356,7 @@ def describe_strength(strength: dict | None) -> str:
     parts = []
     for name, value in strength.items():
         if name == "z":
-            parts.append("z inf (its best move)" if value == math.inf else f"z {value:+.2f}")
+            parts.append("its most searched move (z inf)" if value == math.inf else f"z {value:+.2f}")
         elif name == "simulations":
             parts.append(f"{value} simulations")
         elif name == "seconds":

@@ -113,6 +113,38 @@ def _finite(strength: dict) -> dict:
     return {k: (v if math.isfinite(v) else None) for k, v in strength.items()}
 
 
+def coordinates(game) -> dict:
+    """The labels of the board's rows and columns in the game's notation (None: it names no rows), as the
+    moves and hints are written: Connect4 by column 0-6, Othello a1 top left, Breakthrough a8 top left."""
+    rows, cols = game.board_shape
+    letters = [chr(ord("a") + c) for c in range(cols)]
+    if game.name == "connect4":
+        return {"rows": None, "cols": [str(c) for c in range(cols)]}
+    if game.name == "breakthrough":
+        return {"rows": [str(rows - r) for r in range(rows)], "cols": letters}
+    return {"rows": [str(r + 1) for r in range(rows)], "cols": letters}
+
+
+def ending(game, board: list[list[int]], returns) -> dict:
+    """How the game ended, to show it: Connect4's winning line, Breakthrough's piece on the far row (the
+    squares to mark), Othello's final count of discs."""
+    cells, count = [], None
+    winner = None if returns[0] == returns[1] else (1 if returns[0] > returns[1] else 2)
+    rows, cols = len(board), len(board[0])
+    if game.name == "connect4" and winner:
+        for r, c in itertools.product(range(rows), range(cols)):
+            for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+                line = [(r + k * dr, c + k * dc) for k in range(4)]
+                if all(0 <= y < rows and 0 <= x < cols and board[y][x] == winner for y, x in line):
+                    cells += [list(cell) for cell in line if list(cell) not in cells]
+    elif game.name == "breakthrough" and winner:
+        far = rows - 1 if winner == 1 else 0  # player 0 moves down the board, from rows 0-1 toward the last
+        cells = [[far, c] for c in range(cols) if board[far][c] == winner]
+    elif game.name.startswith("othello"):
+        count = [sum(row.count(p) for row in board) for p in (1, 2)]
+    return {"cells": cells, "count": count}
+
+
 def view(opponent: Opponent) -> dict:
     """What the page draws: the board, the person's legal moves with their squares, the opponent's moves
     with their strength and estimate, the result and the person's record."""
@@ -158,6 +190,9 @@ def view(opponent: Opponent) -> dict:
         ],
         "strength": None if opponent.strength() is None else _finite(opponent.strength()),
         "strength_text": describe_strength(opponent.strength()),
+        "level_text": opponent.level(numbers=False),  # the knobs: strength_text
+        "coordinates": coordinates(game),
+        "ending": ending(game, board, state.returns()) if state.is_terminal() else None,
         "record": {"name": r.name, "games": r.games, "wins": r.wins, "draws": r.draws, "losses": r.losses},
         "spec": opponent.spec,
         "seed": opponent.seed,

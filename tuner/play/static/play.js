@@ -4,6 +4,7 @@
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
 const CELL = 60;
+const MARGIN = 22;  // room for the coordinates: left of the rows, above the columns
 const COLOURS = {  // per game: board, and the pieces of player 0 and player 1, with their names
   connect4: { board: "#1565c0", empty: "#ffffff", pieces: ["#e53935", "#fdd835"], names: ["red", "yellow"] },
   othello: { board: "#2e7d32", pieces: ["#212121", "#fafafa"], names: ["black", "white"] },
@@ -63,23 +64,61 @@ function movesAt(row, col) {
   return view.legal.filter((m) => same(m.to, [row, col]));
 }
 
+function squareName(row, col) {
+  const { rows, cols } = view.coordinates;
+  return cols[col] + (rows ? rows[row] : "");
+}
+
+function refusal(row, col) {
+  // Why a click on (row, col) plays nothing, in a line (null: it does something else).
+  if (view.over) return "The game is over: start a new game to play again.";
+  if (!view.human_to_move) return "Wait: it is the opponent's move.";
+  const name = squareName(row, col);
+  if (view.game === "connect4") return `Column ${name} is full: choose another.`;
+  if (view.game === "breakthrough") {
+    if (view.legal.some((m) => same(m.from, [row, col]))) return null;  // one of the person's pieces: select it
+    if (!selected) return "Click one of your pieces that can move first (they are outlined), then where it goes.";
+    return `That piece cannot go to ${name}: a piece moves one row forward, straight onto an empty square or ` +
+      "diagonally, and captures only diagonally.";
+  }
+  if (view.board[row][col]) return `${name} is taken.`;
+  return `${name} is not a legal move: a move must turn over at least one disc (the legal ones are marked).`;
+}
+
 function click(row, col) {
-  if (!view || !view.human_to_move || busy) return;
-  const moves = movesAt(row, col);
+  if (!view || busy) return;
+  const moves = view.human_to_move ? movesAt(row, col) : [];
+  const why = moves.length === 1 ? null : refusal(row, col);
+  $("error").textContent = why || "";
   if (moves.length === 1) {
     request("/api/move", { move: moves[0].action }, "Thinking...");
-  } else if (view.game === "breakthrough") {
-    const mine = view.legal.some((m) => same(m.from, [row, col]));
-    selected = mine && !same(selected, [row, col]) ? [row, col] : null;
+  } else if (view.game === "breakthrough" && !why) {
+    selected = same(selected, [row, col]) ? null : [row, col];
     draw();
+  } else if (view.game === "breakthrough") {
+    selected = null;
+    draw();
+    $("error").textContent = why;
   }
 }
 
 function drawBoard() {
   const { rows, cols, board, game } = view;
   const colours = COLOURS[game];
-  const svg = node("svg", { viewBox: `0 0 ${cols * CELL} ${rows * CELL}`, "data-game": game });
-  if (colours.board) node("rect", { x: 0, y: 0, width: cols * CELL, height: rows * CELL, fill: colours.board }, svg);
+  const labels = view.coordinates;
+  const left = labels.rows ? MARGIN : 0;
+  const svg = node("svg", { viewBox: `0 0 ${cols * CELL + left} ${rows * CELL + MARGIN}`, "data-game": game });
+  labels.cols.forEach((text, c) => {
+    node("text", { x: left + c * CELL + CELL / 2, y: MARGIN - 6, "text-anchor": "middle", class: "coord" }, svg)
+      .textContent = text;
+  });
+  (labels.rows || []).forEach((text, r) => {
+    node("text", { x: left / 2, y: MARGIN + r * CELL + CELL / 2 + 5, "text-anchor": "middle", class: "coord" }, svg)
+      .textContent = text;
+  });
+  const grid = node("g", { transform: `translate(${left}, ${MARGIN})` }, svg);
+  if (colours.board) node("rect", { x: 0, y: 0, width: cols * CELL, height: rows * CELL, fill: colours.board }, grid);
+  const won = view.ending ? view.ending.cells : [];
   const targets = view.legal.map((m) => m.to).filter(Boolean);
   const sources = view.legal.map((m) => m.from).filter(Boolean);
   for (let r = 0; r < rows; r++) {
@@ -87,7 +126,7 @@ function drawBoard() {
       const x = c * CELL, y = r * CELL, cx = x + CELL / 2, cy = y + CELL / 2;
       const square = node("rect", { x, y, width: CELL, height: CELL, class: "cell", "data-row": r, "data-col": c,
         fill: colours.squares ? colours.squares[(r + c) % 2] : "transparent",
-        stroke: game.startsWith("othello") ? "#1b5e20" : "none" }, svg);
+        stroke: game.startsWith("othello") ? "#1b5e20" : "none" }, grid);
       const piece = board[r][c];
       const last = view.last && (same(view.last.to, [r, c]) || same(view.last.from, [r, c]));
       const legal = game === "breakthrough"
@@ -95,24 +134,25 @@ function drawBoard() {
         : targets.some((t) => same(t, [r, c]));
       if (piece) {
         const disc = node("circle", { cx, cy, r: CELL * 0.4, fill: colours.pieces[piece - 1],
-          class: `piece p${piece}` + (last ? " last" : ""), stroke: piece === 2 ? "#9e9e9e" : "#000" }, svg);
+          class: `piece p${piece}` + (last ? " last" : "") + (won.some((w) => same(w, [r, c])) ? " win" : ""),
+          stroke: piece === 2 ? "#9e9e9e" : "#000" }, grid);
         if (game === "breakthrough" && sources.some((s) => same(s, [r, c]))) disc.classList.add("mine");
         if (same(selected, [r, c])) disc.classList.add("selected");
       } else if (game === "connect4") {
-        node("circle", { cx, cy, r: CELL * 0.4, fill: colours.empty, class: "hole" + (last ? " last" : "") }, svg);
+        node("circle", { cx, cy, r: CELL * 0.4, fill: colours.empty, class: "hole" + (last ? " last" : "") }, grid);
       } else if (last) {
-        node("circle", { cx, cy, r: CELL * 0.1, fill: "none", class: "last" }, svg);
+        node("circle", { cx, cy, r: CELL * 0.1, fill: "none", class: "last" }, grid);
       }
       if (legal) {
         const mark = node("circle", { cx, cy, r: CELL * (game === "connect4" ? 0.4 : 0.12), class: "legal",
           fill: game === "connect4" ? colours.pieces[view.human] : "rgba(0, 0, 0, 0.35)",
-          "fill-opacity": game === "connect4" ? 0.25 : 1, "data-row": r, "data-col": c }, svg);
+          "fill-opacity": game === "connect4" ? 0.25 : 1, "data-row": r, "data-col": c }, grid);
         if (game === "breakthrough") mark.classList.add("target");
       }
       square.addEventListener("click", () => click(r, c));
     }
   }
-  for (const element of svg.querySelectorAll("circle")) {
+  for (const element of grid.querySelectorAll("circle")) {
     const r = Math.floor(element.getAttribute("cy") / CELL), c = Math.floor(element.getAttribute("cx") / CELL);
     element.addEventListener("click", () => click(r, c));
   }
@@ -122,6 +162,7 @@ function drawBoard() {
 function drawChart() {
   const chart = $("chart");
   chart.replaceChildren();
+  $("knob-label").textContent = "its strength knob";  // until this game's moves say which
   const width = 320, height = 160, pad = 24;
   node("line", { x1: pad, y1: height - pad, x2: width - pad, y2: height - pad, stroke: "#999" }, chart);
   node("line", { x1: pad, y1: pad, x2: pad, y2: height - pad, stroke: "#999" }, chart);
@@ -170,16 +211,24 @@ function draw() {
   const names = COLOURS[view.game].names;
   const you = names[view.human];
   let status;
-  if (view.over) status = { win: "You won!", loss: "You lost.", draw: "A draw." }[view.result] + " Start a new game to play again.";
+  if (view.over) {
+    const count = view.ending && view.ending.count;
+    const score = count ? ` ${you} ${count[view.human]}, ${names[1 - view.human]} ${count[1 - view.human]}.` : "";
+    status = { win: "You won!", loss: "You lost.", draw: "A draw." }[view.result] + score +
+      " Start a new game to play again.";
+  }
   else if (view.human_to_move) status = selected ? "Now click where it goes." : `Your move: you are ${you}.`;
   else status = "Thinking...";
   $("status").textContent = status;
-  $("strength").textContent = view.strength_text;
+  $("strength").textContent = view.level_text;
+  $("strength").title = `its knobs: ${view.strength_text}`;
   const turn = view.turns[view.turns.length - 1];
   $("estimate").textContent = turn && turn.estimate !== null
-    ? `it expects to score ${turn.estimate.toFixed(2)} (1: it wins)` : "-";
+    ? `it thinks it will score about ${turn.estimate.toFixed(2)} (0: it loses, 1: it wins); its own guess, often wrong`
+    : "-";
   const r = view.record;
-  $("record").textContent = (r.name ? `${r.name}: ` : "") + `${r.games} games against it: ${r.wins} won, ${r.draws} drawn, ${r.losses} lost.`;
+  const games = `${r.games} game${r.games === 1 ? "" : "s"}`;
+  $("record").textContent = (r.name ? `${r.name}: ` : "") + `${games} against it: ${r.wins} won, ${r.draws} drawn, ${r.losses} lost.`;
   const moves = $("moves");
   moves.replaceChildren(...view.turns.map((t) => {
     const item = document.createElement("li");
