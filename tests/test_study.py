@@ -34,9 +34,11 @@ def test_templates_render_to_valid_commented_studies():
         text = render(template, name)
         assert text.count("\n# ") >= 8  # every key is explained
         lines = text.splitlines()
+        table = None  # the [table] a line sits in; KEYS are the top level's
         for i, line in enumerate(lines[1:], 1):  # each explained as KEYS says, so a new game or objective shows
+            table = line if line.startswith("[") else table
             key = line.partition(" = ")[0]
-            if key in KEYS and " = " in line and not line.startswith("#"):
+            if table is None and key in KEYS and " = " in line and not line.startswith("#"):
                 j = i
                 while j > 0 and lines[j - 1].startswith("#"):
                     j -= 1

@@ -344,7 +344,9 @@ class Opponent:
         knobs = describe_strength(strength)
         simulations = getattr(self.agent, "budget", (None, None))[0]
         if not (parse_spec(self.spec).name.startswith("mcts") and simulations and strength and "z" in strength):
-            return knobs
+            if numbers or strength is None:
+                return knobs
+            return describe_strength({k: v for k, v in strength.items() if (k, v) != ("z", math.inf)})  # no jargon
         words = describe_level(elo_below_best(strength["z"], strength.get("simulations", simulations) / simulations))
         return f"{words}: {knobs}" if numbers else words
 
