@@ -19,10 +19,10 @@ import statistics
 import time
 
 import numpy as np
-from numba import njit
 
 import games
 from benchmarks.common import environment
+from games.jit import kernel
 from games.rng import make_rng
 from search.allocation import choose, update
 from tuner.agents import make_agent
@@ -32,7 +32,7 @@ SETUPS = [("sp", "C+eps"), ("ap", "C+eps+K+Ref"), ("ap", "all")]
 GAMES = ("othello", "connect4")
 
 
-@njit(nogil=True, error_model="numpy")  # as every kernel (games.jit)
+@kernel  # cached: a strategy's variant compiles once, not in every run
 def tuner_steps(steps, state, rng, n, rewards):
     """n choose+update steps with rewards from a fixed sequence (what the search adds per player)."""
     x = np.zeros(state.sizes.shape[0], dtype=np.int64)

@@ -181,7 +181,7 @@ def play(game, matches, games, seed, desc):
 
 def strength(args) -> dict:
     rated = anchors(args.game, args.anchors)
-    sweeps = {key: values[:2] if args.quick else values for key, values in SWEEPS.items()}
+    sweeps = {key: values[:1] if args.quick else values for key, values in SWEEPS.items()}
     variants = [(key, value, az(args.game, **{key: value})) for key, values in sweeps.items() for value in values]
     matches = [(spec, opponent_spec(args.game, o)) for _, _, spec in variants for o in RATED]
     results = play(args.game, matches, args.games, args.seed, f"Figs. 3-4 on {args.game}")

@@ -1,7 +1,14 @@
 """Shared fixtures: tiny study folders for the study tests (local and PostgreSQL)."""
 
+import os
+
 import optuna
 import pytest
+
+# One torch thread for the suite and every process it starts (before torch loads): the nets here are tiny, and
+# beside another busy process torch's threads on 2 cores stall each other, tens of times slower (a script test
+# measured 593 s instead of 32 s); OMP_NUM_THREADS set by the caller wins.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 # a study small enough for tests: MCTS with a tuned C against random, one game per seat
 TINY = """

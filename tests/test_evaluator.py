@@ -210,9 +210,10 @@ def test_bad_settings_are_one_line_errors():
 
 def test_threads_are_set_only_when_asked():
     before = torch.get_num_threads()
+    torch.set_num_threads(2)  # not 1, which the suite runs at (tests/conftest.py): else the check below is void
     try:
         NetEvaluator(tiny("connect4"), device="cpu")
-        assert torch.get_num_threads() == before
+        assert torch.get_num_threads() == 2
         NetEvaluator(tiny("connect4"), device="cpu", threads=1)
         assert torch.get_num_threads() == 1
     finally:

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from numba import njit
 
+from games.jit import kernel
 from search.allocation import choose, update
 from tuner.strategies import (
     COMPILED,
@@ -245,7 +246,7 @@ def test_legality_is_never_violated(kind):
     assert space.is_legal(strategy.recommend())
 
 
-@njit(error_model="numpy")
+@kernel  # cached: each strategy's loop compiles once, not in every run of the suite
 def compiled_steps(steps, state, rng, rewards):
     """choose + update in one compiled loop, the steps passed in and inlined as in the search."""
     x = np.zeros(state.sizes.shape[0], dtype=np.int64)
