@@ -45,6 +45,7 @@ def test_every_selector_value_is_an_entry_and_every_key_is_an_agents_key():
 
 
 @pytest.mark.parametrize("name", ADJUSTERS)
+@pytest.mark.slow
 def test_an_adjuster_plays_whole_games_through_the_hooks_with_knobs_the_agent_takes(name):
     agent = make_agent(C4, spec_of(name), seed=1)
     seen = []

@@ -53,6 +53,7 @@ def moves_of(name: str, game: str, seed: int) -> list[int]:
 
 
 @pytest.mark.parametrize("name, game", CASES)
+@pytest.mark.slow
 def test_an_agent_plays_legal_games_and_replays_them_from_its_seed(name, game):
     first = moves_of(name, game, seed=3)
     replay = games.load(game).new_initial_state()

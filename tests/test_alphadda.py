@@ -321,6 +321,7 @@ class Constant:
 
 
 @pytest.mark.parametrize("value, z, sims, plays_the_win", [(-0.8, 10.0, 200, True), (0.8, -6.0, 16, False)])
+@pytest.mark.slow
 def test_alphadda1z_move_choice_follows_the_value(value, z, sims, plays_the_win):
     """z = z_a (z_0 - v̄ c) = 10 (0.2 - v̄ c) over N + 1 of every legal move: losing (v̄ c = -0.8), z = 10
     plays the most visited move, the win in one; winning (+0.8), z = -6 picks among the least visited
@@ -404,6 +405,7 @@ def test_alphadda1z_moves_z_0_between_games_by_wus_rule():
     assert fixed.z_0 == [0.6, 0.6]
 
 
+@pytest.mark.slow
 def test_a_match_gives_an_adapting_agent_its_games_one_after_another():
     """With dz_0 > 0 the match plays game after game with one agent pair, whatever `concurrent` asks: the
     same games as play_game in index order with one pair; fresh agents per game (no memory) play others."""

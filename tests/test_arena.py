@@ -30,6 +30,7 @@ def test_any_game_replays_alone():
 
 
 @pytest.mark.parametrize("workers, backend", [(2, "threads"), (2, "processes")])
+@pytest.mark.slow
 def test_parallel_matches_equal_the_sequential_one(workers, backend):
     one = play_match("connect4", "mcts4", "mcts:simulations=30", games=8, seed=5)
     many = play_match("connect4", "mcts4", "mcts:simulations=30", games=8, seed=5, workers=workers, backend=backend)
@@ -77,6 +78,7 @@ def test_tournament_prints_both_elo_tables(capsys):
         (["tournament", "connect4", "random", "mcts4", "--anchor", "x=3"], "bad --anchor 'x=3'"),
     ],
 )
+@pytest.mark.slow
 def test_cli_errors_are_one_line_with_exit_2(argv, message):
     proc = subprocess.run([sys.executable, "-m", "tuner.cli", *argv], capture_output=True, text=True)
     assert proc.returncode == 2 and proc.stdout == "" and "Traceback" not in proc.stderr

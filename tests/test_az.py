@@ -54,6 +54,7 @@ def test_az_takes_a_win_in_one_and_blocks_a_loss_in_one():
 
 
 @pytest.mark.parametrize("opponent", ["mcts:simulations=30", "same", "playout"])
+@pytest.mark.slow
 def test_a_lockstep_match_plays_the_games_of_a_sequential_one(tiny_net, opponent):
     spec = f"az:net={tiny_net},simulations=40,t_opening=2,tau=3"
     if opponent == "playout":
@@ -67,6 +68,7 @@ def test_a_lockstep_match_plays_the_games_of_a_sequential_one(tiny_net, opponent
     assert len(set(map(tuple, moves[::2]))) >= 3  # games of one seat differ: each is seeded by its index
 
 
+@pytest.mark.slow
 def test_matches_played_together_play_the_games_each_plays_alone():
     """Three matches in one lock-step pool, their az sides (different budgets and AlphaDDA settings) in shared
     searches, one per rule (AlphaDDA3's forest searches by eqs. 6-7): every game is the game that match plays
@@ -111,6 +113,7 @@ def test_az_hears_the_strength_adjusters_hooks():
     assert agent.last_search.simulations == agent.simulations <= 50  # and the budget it scales is the one searched
 
 
+@pytest.mark.slow
 def test_net_init_and_info_on_the_command_line(tmp_path, capsys):
     path = tmp_path / "c4.pt"
     assert main(["net", "init", "connect4", "--out", str(path), "--seed", "3"]) == 0

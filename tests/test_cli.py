@@ -26,6 +26,7 @@ def test_demo_plays_a_whole_game_and_repeats_from_its_seed(capsys):
         (["train", "connect4", "--out", "unused", "--iterations", "0"], "error: --iterations must be at least 1"),
     ],
 )
+@pytest.mark.slow
 def test_bad_input_is_one_line_and_exit_2(argv, message):
     proc = subprocess.run([sys.executable, "-m", "tuner.cli", *argv], capture_output=True, text=True)
     assert proc.returncode == 2 and proc.stdout == ""
@@ -33,6 +34,7 @@ def test_bad_input_is_one_line_and_exit_2(argv, message):
     assert "Traceback" not in proc.stderr
 
 
+@pytest.mark.slow
 def test_help_explains_with_examples():
     proc = subprocess.run([sys.executable, "-m", "tuner.cli", "demo", "--help"], capture_output=True, text=True)
     assert proc.returncode == 0 and "example:" in proc.stdout and "--agent" in proc.stdout

@@ -36,6 +36,7 @@ def test_cmaes_tunes_a_noisy_continuous_bandit():
         assert np.linalg.norm(strategy.recommend() - target) < 0.1
 
 
+@pytest.mark.slow
 def test_when_pycma_stops_the_mean_is_scored_once_and_the_best_point_is_played_after():
     strategy = CMAES(unit_square(), seed=1)
     while not strategy.finished:  # a flat landscape: pycma stops on a rule that is not fitness-based
@@ -75,6 +76,7 @@ def test_seeded_runs_repeat_exactly_and_each_game_starts_from_a_new_random_point
     assert run(a) == first
 
 
+@pytest.mark.slow
 def test_every_game_of_a_cmaes_agent_starts_afresh_and_a_reseeded_game_replays():
     game = games.load("connect4")
     agent = make_agent(game, "sp:simulations=300,tuner=cmaes", seed=4)

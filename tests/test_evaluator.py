@@ -223,6 +223,7 @@ def test_threads_are_set_only_when_asked():
 # --- the batch and the net-free evaluators -----------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_protocol_layer_loads_neither_torch_nor_nets():
     code = "import json, sys, search.evaluator; print(json.dumps(sorted(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT).stdout

@@ -94,6 +94,7 @@ def test_build_overrides_and_bad_names():
             call()
 
 
+@pytest.mark.slow
 def test_import_changes_no_torch_setting():
     """In a fresh process: the torch settings before and after `import nets` are the same."""
     settings = (

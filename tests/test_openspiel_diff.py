@@ -19,6 +19,7 @@ PAIRS = [("connect4", "connect_four"), ("othello", "othello"), ("breakthrough", 
 
 
 @pytest.mark.parametrize("ours, theirs", PAIRS)
+@pytest.mark.slow
 def test_random_games_match_openspiel(ours, theirs):
     pyspiel = pytest.importorskip("pyspiel", reason="open_spiel is not installed (pip install -e '.[test]')")
     game, reference = games.load(ours), pyspiel.load_game(theirs)
@@ -55,6 +56,7 @@ def test_action_names_and_board_match_openspiel(ours, theirs):
         ref.apply_action(action)
 
 
+@pytest.mark.slow
 def test_othello6_matches_naive_reference():
     game = games.load("othello6")
     rnd = random.Random("diff-othello6")

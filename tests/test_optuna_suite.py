@@ -7,6 +7,8 @@ from optuna.testing.pytest_samplers import BasicSamplerTestCase, RelativeSampler
 from tuner.samplers import AllocationSampler
 from tuner.strategies import REGISTRY
 
+pytestmark = pytest.mark.slow  # hundreds of small studies: the full run's, not the quick subset's
+
 SIZED = {"lsi": {"budget": 100}, "ea": {"population": 10, "elite": 5}}  # settings sized for the suite's studies
 
 

@@ -37,6 +37,7 @@ def test_a_package_has_optunahubs_files_and_front_matter(name):
 
 
 @pytest.mark.parametrize("name", NAMED)
+@pytest.mark.slow
 def test_a_package_loads_the_projects_own_sampler_and_runs_its_readme_example(name, capsys):
     package = f"samplers/sparring_{name}"
     module = optunahub.load_local_module(package=package, registry_root=str(REGISTRY_ROOT))

@@ -56,6 +56,7 @@ def test_scores_follow_the_solver_convention_on_a_win_in_one():
     assert all(scores[c] == -((43 - 8) // 2) for c in range(1, 7)) and scores[0] > scores[1]
 
 
+@pytest.mark.slow
 def test_perfect_never_loses_and_picks_at_random_among_equal_moves():
     result = play_match("connect4", "perfect", "mcts1", games=4, seed=0)
     assert result.total.wins == 4

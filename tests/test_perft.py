@@ -61,6 +61,7 @@ def _expand(g, states, max_legal):
 
 
 @pytest.mark.parametrize("name, expected", POSITIONS)
+@pytest.mark.slow
 def test_distinct_positions_per_ply(name, expected):
     game = games.load(name)
     level = game.new_initial_state().array[None, :].copy()

@@ -518,6 +518,7 @@ def test_sessions_are_separate_and_run_at_once(client):
         assert view["board"][5][k] == 1 and view["board"][5][k + 1] in (1, 2)  # its own first move, at the bottom
 
 
+@pytest.mark.slow
 def test_one_session_s_long_search_does_not_hold_up_another(client):
     slow, quick = client(), client()
     slow.post("/api/new", json={"game": "connect4", "opponent": "mcts:time=2", "first": True})  # 2 s a move

@@ -145,6 +145,7 @@ def test_virtual_loss_is_taken_back_exactly(leaves):
 @pytest.mark.parametrize(
     "evaluator", [HashPriors(None), UniformEvaluator(value="playout", seed=4)], ids=["hash", "playout"]
 )
+@pytest.mark.slow
 def test_a_game_alone_and_inside_a_batch_of_others_plays_the_same_moves(evaluator):
     openings = [[k % 7, (3 * k) % 7] for k in range(100)]  # every row its own position
 

@@ -83,6 +83,7 @@ def test_a_discrete_strategy_exploits_what_it_learnt(name):
     assert sum(late) / len(late) < 4.5 and min(late) <= 1.0
 
 
+@pytest.mark.slow
 def test_cmaes_searches_ranges():
     study = optuna.create_study(sampler=CMAESSampler(seed=0))
     study.optimize(
@@ -195,6 +196,7 @@ def test_pruned_failed_and_non_finite_trials_are_left_behind(name):
     assert longest <= 8 and study.best_value >= -1.0
 
 
+@pytest.mark.slow
 def test_stepped_and_log_ranges_are_searched_on_their_grid():
     study = optuna.create_study(direction="maximize", sampler=NTBEASampler(seed=0))
     study.optimize(lambda t: t.suggest_float("x", 0.0, 0.3, step=0.1), n_trials=30)

@@ -212,6 +212,7 @@ def test_d_metric_sums_win_loss_gaps_per_seat_over_the_last_games():
     assert d_metric({o: early for o in GRID_OPPONENTS}) == 200.0
 
 
+@pytest.mark.slow
 def test_online_dda_tables_resume_a_crashed_match_at_its_next_game(tmp_path, monkeypatch):
     """A tables run that dies after its third game (checkpointed after each) and is run again ends with the
     games of a run never stopped: the learning agent's tuner picked up where it was, not from its defaults."""

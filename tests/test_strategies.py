@@ -308,6 +308,7 @@ from tuner.match import play_match  # noqa: E402
 
 
 @pytest.mark.parametrize("kind", NAMES)
+@pytest.mark.slow
 def test_tuned_agents_play_whole_games(kind):
     result = play_match("connect4", f"sp:simulations=200,tuner={kind}", "sp:simulations=200", games=2, seed=0)
     assert result.total.games == 2

@@ -70,6 +70,7 @@ def test_bad_studies_are_one_line_errors(tmp_path, change, message, make_study):
         StudySpec.load(folder)
 
 
+@pytest.mark.slow
 def test_cli_errors_exit_2_with_one_line_and_write_nothing(tmp_path, capsys, make_study, tiny_study):
     folder = make_study(text=tiny_study + "\n[[broken")
     assert main(["study", "run", str(folder)]) == 2
@@ -218,6 +219,7 @@ def test_workers_that_start_trials_at_once_do_not_overshoot_the_budget(tmp_path,
     assert sorted(t.params["C"] for t in trials) == [0.25, 0.5, 1.0]
 
 
+@pytest.mark.slow
 def test_trials_played_together_are_the_trials_played_one_by_one(tmp_path, make_study):
     """batch_trials = 3: three grid points' games in one pool, an az agent sharing its search across them,
     give each point the records it gets alone; the budget still counts finished trials."""
@@ -344,6 +346,7 @@ def test_the_stock_optuna_cli_reads_a_study(tmp_path, make_study):
 
 
 @pytest.mark.parametrize("setting", ["batch_trials", "workers"])
+@pytest.mark.slow
 def test_a_sequential_strategy_runs_one_trial_at_a_time(make_study, setting):
     """NTBEA asks one point until told: two trials at once would play one point twice. Refused in one line,
     before the storage exists; grid, which asks ahead, may batch."""

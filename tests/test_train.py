@@ -132,6 +132,7 @@ def test_connect4_augmentation_mirrors_planes_and_columns():
     assert np.array_equal(out.planes[1], mirror.encode()) and np.array_equal(out.policy[1], policy[::-1])
 
 
+@pytest.mark.slow
 def test_learning_fits_a_fixed_toy_target():
     """Policy: always column 3; value: +1 when the mover has more pieces in column 0 than the
     opponent, else -1. Both losses must fall far below their start (ln 7 and about 1)."""
@@ -177,6 +178,7 @@ def test_the_replay_queue_keeps_the_newest_positions():
     assert sorted(queue.contents().value) == list(range(17, 22))
 
 
+@pytest.mark.slow
 def test_the_run_optimizer_uses_the_configured_sgd_settings(tmp_path):
     config = TrainConfig.for_game("connect4", **{**TINY, "lr": 0.03, "momentum": 0.8, "weight_decay": 0.005})
     with Run(tmp_path / "r", config, device="cpu") as run:
@@ -233,6 +235,7 @@ def _same_run(a, b):
     assert (wa["queue"]["size"], wa["queue"]["head"]) == (wb["queue"]["size"], wb["queue"]["head"])
 
 
+@pytest.mark.slow
 def test_a_resumed_run_continues_the_same_iterations_and_queue(tmp_path):
     config = TrainConfig.for_game("connect4", **TINY)
     straight = Run(tmp_path / "straight", config, device="cpu")
@@ -258,6 +261,7 @@ def test_a_resumed_run_continues_the_same_iterations_and_queue(tmp_path):
     assert net.meta["provenance"]["iteration"] == 3 and net.meta["provenance"]["self_play_games"] == 12
 
 
+@pytest.mark.slow
 def test_a_run_killed_with_sigkill_resumes_to_the_same_weights(tmp_path):
     options = [
         "--filters",
@@ -295,6 +299,7 @@ def test_a_run_killed_with_sigkill_resumes_to_the_same_weights(tmp_path):
     assert not list((tmp_path / "killed").glob(".*.tmp"))
 
 
+@pytest.mark.slow
 def test_a_changed_configuration_is_refused_in_one_line(tmp_path, capsys):
     out = tmp_path / "run"
     base = [
@@ -328,6 +333,7 @@ def test_a_changed_configuration_is_refused_in_one_line(tmp_path, capsys):
     assert _weights(out)["iteration"] == 2
 
 
+@pytest.mark.slow
 def test_yardsticks_and_report(tmp_path):
     assert (
         main(
@@ -389,6 +395,7 @@ def test_bad_settings_are_one_line_errors(tmp_path, capsys):
     assert "not a JSON object" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_run_can_start_from_another_nets_weights(tmp_path, capsys):
     base = [
         "--filters",

@@ -95,6 +95,7 @@ def test_d_s_verdict_is_a_paired_t_test_where_the_points_shared_their_seeds(make
     assert swapped["answer"] == "no"  # the default replays better: the recommendation lost, whoever it is
 
 
+@pytest.mark.slow
 def test_the_win_rate_s_verdict_reads_the_games_spread_and_a_better_replay_is_the_one_to_act_on(make_study, tiny_study):
     """One opponent, 24 games a seat. The recommendation scores 20/24 and 18/24, the default 12/24 and 10/24: win
     rates 0.792 and 0.458, each the mean of its seats' scores, with variance (p1 (1 - p1) + p2 (1 - p2)) / 24 / 4;
@@ -178,6 +179,7 @@ def test_a_validate_table_is_checked(make_study, tiny_study):
             StudySpec.load(make_study(name=name, text=tiny_study + VALIDATE + f"[validate.points]\n{point}\n"))
 
 
+@pytest.mark.slow
 def test_named_points_are_replayed_beside_the_recommendation(make_study, tiny_study):
     """A paper's point, off the grid here, is replayed like the others; one already among them keeps both roles."""
     folder = make_study(strategy="grid", text=tiny_study + VALIDATE + '[validate.points]\n"paper" = {C = 0.7}\n')
@@ -430,6 +432,7 @@ def _tiny_truth(folder, by_c: dict) -> truth.Truth:
     return truth.load(folder)
 
 
+@pytest.mark.slow
 def test_compare_scores_each_budget_s_recommendation_by_the_truth(make_study, tiny_study, capsys):
     from tuner.cli import main
 
@@ -458,6 +461,7 @@ def test_compare_scores_each_budget_s_recommendation_by_the_truth(make_study, ti
     assert f"| {np.mean(values):.3f} [{low:.3f}, {high:.3f}] |" in (out / "regret.md").read_text()  # true value
 
 
+@pytest.mark.slow
 def test_compare_without_a_truth_table_reports_the_replayed_recommendations(make_study, tiny_study, capsys):
     from tuner.cli import main
 
@@ -579,6 +583,7 @@ def test_a_budget_counts_finished_trials_not_failed_ones(make_study, tiny_study)
     assert regret.scores(table, spec, study.get_trials(), [2, 4]) == [0.3, 0.9]
 
 
+@pytest.mark.slow
 def test_a_finished_study_run_again_changes_nothing_and_its_report_leads_with_the_verdict(
     make_study, tiny_study, capsys
 ):
