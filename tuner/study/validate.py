@@ -171,6 +171,11 @@ def baseline_row(spec, rows: list[dict]) -> dict | None:
     return next((r for r in rows if _key(r["values"]) == _key(values)), None)
 
 
+def baseline_name(spec) -> str:
+    """The baseline as a sentence names it: "the default", or "the 'paper (Table 1)' point"."""
+    return "the default" if spec.validate_baseline == "default" else f"the {spec.validate_baseline!r} point"
+
+
 def _better(objective: str, diff: float) -> bool:
     return diff > 0 if objectives.OBJECTIVES[objective].maximised else diff < 0
 
@@ -205,7 +210,7 @@ def verdict(spec, rows: list[dict]) -> dict | None:
 
 def verdict_text(spec, v: dict) -> str:
     """The verdict in words, every number labelled: the sentence a report and `study status` lead with."""
-    name = "the default" if spec.validate_baseline == "default" else f"the {spec.validate_baseline!r} point"
+    name = baseline_name(spec)
     pick, base, test = v["pick"], v["baseline"], v["test"]
     what = "the recommendation" if v["over_recommendation"] is None else pick["role"].split(" (")[0]
     mine = (
@@ -246,7 +251,8 @@ def summary(spec, study, rows: list[dict]) -> str:
     if v is not None:
         text = verdict_text(spec, v) + " "
     else:  # replayed before baselines were (or its rows lost): `study run` replays what is missing
-        text = f"The {spec.validate_baseline} is not replayed yet: `sparring study run` replays it beside the rest. "
+        name = baseline_name(spec)
+        text = f"{name[0].upper()}{name[1:]} is not replayed yet: `sparring study run` replays it beside the rest. "
     best = study.best_trial
     raw = next((r for r in rows if _key(r["values"]) == _key(best.params)), None)
     text += (
