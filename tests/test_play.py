@@ -613,6 +613,11 @@ def test_profiles_list_the_level_each_starts_at_and_delete_asks(tmp_path, monkey
     monkeypatch.setattr("sys.stdin", _Tty("n\n"))
     assert main(["profiles", "delete", "ada", "--profiles", str(path)]) == 0
     assert "nothing deleted" in capsys.readouterr().out and len(Profiles(path).list()) == 1
+    monkeypatch.setattr("sys.stdin", _Tty(""))  # Ctrl-D at the prompt: a no
+    assert main(["profiles", "delete", "ada", "--profiles", str(path)]) == 0
+    assert "nothing deleted" in capsys.readouterr().out and len(Profiles(path).list()) == 1
+    none = tmp_path / "none.sqlite"
+    assert main(["profiles", "--profiles", str(none)]) == 0 and not none.exists()  # looking creates nothing
     monkeypatch.setattr("sys.stdin", _Tty("y\n"))
     assert main(["profiles", "delete", "ada", "--profiles", str(path)]) == 0
     assert "deleted 1 profile of 'ada'" in capsys.readouterr().out and Profiles(path).list() == []

@@ -122,9 +122,13 @@ def test_the_win_rate_s_verdict_reads_the_games_spread_and_a_better_replay_is_th
     same = validate.verdict(spec, [row("recommended, default", 0.25, 12, 10), row("top 1 (trial 2)", 1.0, 13, 11)])
     assert same["answer"] == "same" and "did not move from the default" in validate.verdict_text(spec, same)
     close = validate.verdict(spec, [row("recommended", 1.0, 13, 11), base])
-    assert close["answer"] == "unclear" and "could not tell the recommendation from the default apart" in (
+    assert close["answer"] == "unclear" and "could not tell the recommendation from the default:" in (
         validate.verdict_text(spec, close)
     )
+    named = row("paper", 2.0, 24, 23)  # a hand-named point as good as `top`: not tuning's, never the pick
+    assert validate.verdict(spec, [rec, base, named])["pick"] is rec
+    low, high = validate.interval("winrate", [{"o": {"first": [8, 0, 0], "second": [8, 0, 0]}}] * 3, 1)
+    assert 0.85 < low < 0.95 and high == 1.0  # every game won: still an interval (Jeffreys' half a game)
     assert validate.verdict(spec, [rec]) is None  # the default not replayed yet: no verdict
 
 

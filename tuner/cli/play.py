@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 import games
 from tuner.cli.common import count
@@ -57,9 +58,14 @@ def _serve(args) -> int:
 def _profiles(args) -> int:
     from tuner.cli.common import CommandError
     from tuner.play import ProfileError, Profiles
+    from tuner.play.profiles import default_path
 
+    path = Path(args.profiles) if args.profiles else default_path()
+    if not path.exists():  # nothing to list or delete: and nothing created by looking
+        print(f"{path}: 0 profiles")
+        return 0 if args.profiles_command == "list" else _no_profile(args, path)
     try:
-        store = Profiles(args.profiles)
+        store = Profiles(path)
         if args.profiles_command == "delete":
             return _delete(store, args)
         rows = store.list()
@@ -68,7 +74,7 @@ def _profiles(args) -> int:
     print(f"{store.path}: {count(len(rows), 'profile')}")
     for p in rows:
         print(
-            f"  {p.name:<16}{p.game:<14}{p.spec:<28}{count(p.games, 'game'):>9}: "
+            f"  {p.name:<16}{p.game:<14}{p.spec:<32} {count(p.games, 'game'):>9}: "
             f"won {p.wins}, drew {p.draws}, lost {p.losses}  ({p.updated})"
         )
         print(f"  {'':<16}its next game starts {_level(store, p)}")
@@ -85,6 +91,12 @@ def _level(store, profile) -> str:
         return f"at a level that cannot be read: {error}"
 
 
+def _no_profile(args, path) -> int:
+    from tuner.cli.common import CommandError
+
+    raise CommandError(f"no profile {args.name!r}{f' for {args.game}' if args.game else ''} in {path}")
+
+
 def _delete(store, args) -> int:
     """Delete a person's profiles once they say so (or --yes); stdin without a person needs --yes."""
     import sys
@@ -93,12 +105,15 @@ def _delete(store, args) -> int:
 
     mine = [p for p in store.list() if p.name == args.name and args.game in (None, p.game)]
     if not mine:
-        raise CommandError(f"no profile {args.name!r}{f' for {args.game}' if args.game else ''} in {store.path}")
+        return _no_profile(args, store.path)
     if not args.yes:
         if not sys.stdin.isatty():
             raise CommandError("deleting needs a yes: run it in a terminal, or add --yes")
         games_ = ", ".join(f"{p.game} ({count(p.games, 'game')})" for p in mine)
-        answer = input(f"delete {args.name!r}'s {count(len(mine), 'profile')}: {games_}? [y/N] ").strip().lower()
+        try:
+            answer = input(f"delete {count(len(mine), 'profile')} of {args.name!r}: {games_}? [y/N] ").strip().lower()
+        except (EOFError, KeyboardInterrupt):  # Ctrl-D or Ctrl-C at the prompt: a no
+            answer = ""
         if answer not in ("y", "yes"):
             print("nothing deleted")
             return 0

@@ -337,13 +337,14 @@ class Opponent:
         return self._shown
 
     def level(self, numbers: bool = True) -> str:
-        """Its strength as a person reads it: for an MCTS opponent about how far below its best it plays (an
-        estimate, `tuner.play.level`), then, with `numbers`, its knobs; e.g. 'about 230 Elo below its best (an
-        estimate): z +0.00, 1000 simulations'. Other opponents: their knobs alone."""
+        """Its strength as a person reads it: for an MCTS opponent on Connect4 (where the curves were measured)
+        about how far below its best it plays (an estimate, `tuner.play.level`), then, with `numbers`, its knobs;
+        e.g. 'about 230 Elo below its best (an estimate): z +0.00, 1000 simulations'. Others: their knobs alone."""
         strength = self.strength()
         knobs = describe_strength(strength)
         simulations = getattr(self.agent, "budget", (None, None))[0]
-        if not (parse_spec(self.spec).name.startswith("mcts") and simulations and strength and "z" in strength):
+        measured = self.game.name == "connect4" and parse_spec(self.spec).name.startswith("mcts")  # level.py's curves
+        if not (measured and simulations and strength and "z" in strength):
             if numbers or strength is None:
                 return knobs
             return describe_strength({k: v for k, v in strength.items() if (k, v) != ("z", math.inf)})  # no jargon
@@ -365,4 +366,4 @@ def describe_strength(strength: dict | None) -> str:
             parts.append(f"{value:.2g} s a move")
         else:
             parts.append(f"{name} {value:.2f}")
-    return ", ".join(parts) or "fixed"
+    return ", ".join(parts) or "a fixed strength"

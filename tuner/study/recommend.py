@@ -82,15 +82,18 @@ def interval(objective: str, replicates: list[dict], seed: int = 0) -> tuple[flo
 
 
 def bootstrap(objective: str, replicates: list[dict], seed: int = 0) -> np.ndarray:
-    """BOOTSTRAP values of a pooled objective (the win rate) over games redrawn from the point's pooled
-    frequencies per opponent and seat (a parametric bootstrap; seeded, so a report is reproducible)."""
+    """BOOTSTRAP values of a pooled objective (the win rate) over games redrawn per opponent and seat from the
+    point's pooled frequencies, each shrunk by Jeffreys' half a game (so that a point that won every game still
+    varies: its interval reaches below 1); a parametric bootstrap, seeded, so a report is reproducible."""
     pooled = {
         opponent: {seat: np.sum([r[opponent][seat] for r in replicates], axis=0) for seat in seats}
         for opponent, seats in replicates[0].items()
     }
     rng = np.random.default_rng(seed)
     draws = {
-        opponent: {seat: rng.multinomial(sum(wdl), wdl / max(1, sum(wdl)), size=BOOTSTRAP) for seat, wdl in s.items()}
+        opponent: {
+            seat: rng.multinomial(sum(wdl), (wdl + 0.5) / (sum(wdl) + 1.5), size=BOOTSTRAP) for seat, wdl in s.items()
+        }
         for opponent, s in pooled.items()
     }
     value = objectives.OBJECTIVES[objective].value

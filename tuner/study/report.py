@@ -141,7 +141,7 @@ def _recommendation(folder, spec, study) -> list[str]:
     if not spec.validate_games:
         rec = recommendation(spec, study.get_trials(deepcopy=False))
         mean, n = validate.observed(study, rec)
-        seen = f"; observed {mean:.4g} over {n} trial{'s' * (n != 1)}" if n else ""
+        seen = f"; observed {spec.objective} {mean:.4g} over {n} trial{'s' * (n != 1)}" if n else ""
         return [
             f"The strategy recommends {validate.point_text(rec)}{seen}. Add a `[validate]` table (top = 3, "
             f"games = {5 * spec.games}) to replay it and the best observed points with fresh games: their "
@@ -149,7 +149,10 @@ def _recommendation(folder, spec, study) -> list[str]:
         ]
     rows = validate.run(folder, spec, study, play=False)
     if not any("recommended" in r["role"] for r in rows):
-        return ["Not validated yet: `sparring study run` replays the recommendation once the budget is spent."]
+        return [
+            f"Not validated yet: `sparring study run` replays the recommendation once study.toml's budget "
+            f"({spec.trials} trials) is spent."
+        ]
     base = validate.baseline_row(spec, rows)
     lines = [validate.summary(spec, study, rows), ""]
     lines += [
@@ -178,7 +181,8 @@ def _plot_trials(trials, values, maximise, objective, rows, spec, path):
         ax = axes[0]
         for i, r in enumerate(rows):
             low, high = r["interval"] or (r["value"], r["value"])
-            ax.errorbar([i], [r["value"]], yerr=[[r["value"] - low], [high - r["value"]]], fmt="o", capsize=4)
+            spread = [[max(0.0, r["value"] - low)], [max(0.0, high - r["value"])]]
+            ax.errorbar([i], [r["value"]], yerr=spread, fmt="o", capsize=4)
         base = validate.baseline_row(spec, rows)
         if base is not None:
             label = f"the {spec.validate_baseline}"

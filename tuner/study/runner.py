@@ -275,5 +275,6 @@ def status(folder, storage: str | None = None) -> dict:
                     "pick": v["pick"]["values"],
                     "baseline": v["baseline"]["values"],
                     "test": v["test"],
+                    "over_recommendation": v["over_recommendation"],  # the pick's test against it, if it differs
                 }
     return out

@@ -181,18 +181,22 @@ def _better(objective: str, diff: float) -> bool:
 
 
 def verdict(spec, rows: list[dict]) -> dict | None:
-    """Did tuning beat the baseline? The point to act on (`pick`) is the recommendation, unless a replayed point
-    scores better with p < 0.05 against it (then the best such); `answer` says how it compares with the
-    baseline: "yes" or "no" at p < 0.05, "unclear" short of it or untestable, "same" if it is the baseline.
-    None until the recommendation and the baseline are replayed."""
+    """Did tuning beat the baseline? The point to act on (`pick`) is the recommendation, unless one of the study's
+    top points replays better against it at p < 0.05 / (top points tested) (then the best such, chosen after
+    the replays, so its own value is optimistic); `answer` says how the pick compares with the baseline: "yes"
+    or "no" at p < 0.05, "unclear" short of it or untestable, "same" if it is the baseline. None until the
+    recommendation and the baseline are replayed."""
     rec = next((r for r in rows if "recommended" in r["role"]), None)
     base = baseline_row(spec, rows)
     if rec is None or base is None:
         return None
-    beats = []  # points the replays separate from the recommendation, as better (the baseline's own test is below)
-    for r in rows:
-        test = None if r is rec or r is base else difference(spec.objective, r, rec)
-        if test is not None and test["p"] < ALPHA and _better(spec.objective, test["difference"]):
+    # the study's own top points that the replays separate from the recommendation, as better: Bonferroni over
+    # the ones tested (named points are not tuning's, and the baseline has its own test below)
+    tops = [r for r in rows if r is not rec and r is not base and "top " in r["role"]]
+    beats = []
+    for r in tops:
+        test = difference(spec.objective, r, rec)
+        if test is not None and test["p"] < ALPHA / len(tops) and _better(spec.objective, test["difference"]):
             beats.append((r, test))
     pick, over_rec = rec, None
     if beats:
@@ -233,14 +237,15 @@ def verdict_text(spec, v: dict) -> str:
         )
     else:
         text = (
-            f"The replays could not tell {what} from {name} apart: {mine}, {theirs}{gap}; {games} (more "
+            f"The replays could not tell {what} from {name}: {mine}, {theirs}{gap}; {games} (more "
             "[validate] games would narrow the interval)."
         )
     if v["over_recommendation"] is not None:
         o, rec = v["over_recommendation"], "the strategy's recommendation"
         text += (
             f" Act on {point_text(pick['values'])}, not {rec}: the replays separate it from {rec} "
-            f"(difference {difference_text(o)})."
+            f"(difference {difference_text(o)}, below 0.05 over the top points tested); chosen after the replays, "
+            "its value is optimistic: replay it again (a [validate.points] entry) to confirm."
         )
     return text
 

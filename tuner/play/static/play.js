@@ -75,8 +75,10 @@ function refusal(row, col) {
   if (!view.human_to_move) return "Wait: it is the opponent's move.";
   const name = squareName(row, col);
   if (view.game === "connect4") return `Column ${name} is full: choose another.`;
+  if (view.legal.length === 1 && view.legal[0].to === null) return "You have no move: press Pass.";
   if (view.game === "breakthrough") {
     if (view.legal.some((m) => same(m.from, [row, col]))) return null;  // one of the person's pieces: select it
+    if (view.board[row][col] === view.human + 1) return "That piece has no move: choose another.";
     if (!selected) return "Click one of your pieces that can move first (they are outlined), then where it goes.";
     return `That piece cannot go to ${name}: a piece moves one row forward, straight onto an empty square or ` +
       "diagonally, and captures only diagonally.";
