@@ -116,14 +116,15 @@ def _groups(game, specs, seeds):
     return groups, where
 
 
-def _play_share(game_name, tables, on_game, concurrent, states=None) -> list[list[GameResult]]:
+def _play_share(game_name, tables, on_game, concurrent, states=None, keep=False) -> list[list[GameResult]]:
     """A worker's share: the games of every table (spec_a, spec_b, seed, indices), up to `concurrent` of each
     table at a time (one at a time where an agent adapts between games) in slots that each own a pair of
     agents. Every step asks each group of agents for its moves in all the games where it is to move at
     once, so agents that batch their searches (az) share one forward among those games, across tables
     too. Game i of a table plays as `play_game(..., index=i)`, and a slot plays its games in index order.
     `states[t]`: adjuster states (A's, B's) that table t's agents start from, where it plays one by one;
-    `on_game(t, result, states)` is told each game, with those states after it (None where it does not)."""
+    `on_game(t, result, states)` is told each game, with those states after it where it does and `keep`
+    asks for them (a state is a copy of all an adjuster learnt: not made for nobody), else None."""
     game = load_game(game_name)
     table_of, slot_seeds, one_by_one = [], [], []
     for t, (spec_a, spec_b, seed, indices) in enumerate(tables):
@@ -182,7 +183,7 @@ def _play_share(game_name, tables, on_game, concurrent, states=None) -> list[lis
                         results[table_of[k]].append(result)
                         if on_game is not None:
                             saved = None
-                            if one_by_one[table_of[k]]:
+                            if keep and one_by_one[table_of[k]]:
                                 saved = tuple(None if a is None else a.state_dict() for a in adjusters(k))
                             on_game(table_of[k], result, saved)
                         playing[k] = start(k)
@@ -301,6 +302,7 @@ def play_matches(
                 lambda t, result, states, share=share: on_game(share, t, result, states),
                 concurrent,
                 {t: resume[m].states for t, (m, _) in enumerate(share)},
+                after_game is not None,
             )
             for share, table in zip(shares, tables)
         )
