@@ -192,6 +192,10 @@ class State:
     def clone(self) -> State:
         return State(self._game, self._s.copy(), list(self._history))
 
+    def __deepcopy__(self, memo) -> State:
+        """A clone: the position and history copied, the game (its rules, immutable) shared."""
+        return self.clone()
+
     def is_terminal(self) -> bool:
         return bool(self._game.kernels.terminal(self._s))
 
@@ -225,14 +229,14 @@ class State:
     def string_to_action(self, text: str) -> int:
         return self._game.string_to_action(self._s, text)
 
-    def encode(self) -> np.ndarray:
-        """Network input float32 [3, rows, cols] from the view of the player to move.
+    def encode(self, player: int | None = None) -> np.ndarray:
+        """Network input float32 [3, rows, cols] from the view of `player` (default: the player to move).
 
         Planes: that player's pieces, the opponent's pieces, and all ones when player 1 is to move.
         """
         p0, p1 = self._game.planes(self._s)
         mover = int(self._game.kernels.to_move(self._s))
-        own, opp = (p0, p1) if mover == 0 else (p1, p0)
+        own, opp = (p0, p1) if (mover if player is None else player) == 0 else (p1, p0)
         out = np.zeros((3, *self._game.board_shape), dtype=np.float32)
         out[0][own] = 1.0
         out[1][opp] = 1.0
