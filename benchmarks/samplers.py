@@ -77,7 +77,8 @@ def make_sampler(name: str, seed: int, budget: int):
         return AllocationSampler(name, seed=seed, **settings)
     factories = {
         "tpe": optuna.samplers.TPESampler,
-        "optuna-cmaes": optuna.samplers.CmaEsSampler,
+        # its categoricals drawn at random, as its docs say: said once here, not warned of per trial
+        "optuna-cmaes": lambda seed: optuna.samplers.CmaEsSampler(seed=seed, warn_independent_sampling=False),
         "gp": optuna.samplers.GPSampler,
         "random": optuna.samplers.RandomSampler,
     }
