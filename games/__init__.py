@@ -6,14 +6,18 @@
 >>> state.legal_actions()
 [0, 1, 2, 3, 4, 5, 6]
 
-Adding a game: write one module with its kernels and a `Game` subclass, and add it to `_REGISTRY`.
+Adding a game: write one module with its kernels and a `Game` subclass, and add it to `_REGISTRY` (the fast
+path); or, from another package, register an OpenSpiel-shaped game in plain Python (games.outside).
 """
+
+from importlib.metadata import entry_points
 
 from games.breakthrough import Breakthrough
 from games.connect4 import Connect4
 from games.game import TERMINAL_PLAYER, Game, Outcome, State
 from games.kernels import GameKernels
 from games.othello import Othello
+from games.outside import OutsideGame
 
 __all__ = ["Game", "GameKernels", "Outcome", "State", "TERMINAL_PLAYER", "load", "names"]
 
@@ -24,21 +28,49 @@ _REGISTRY = {
     "breakthrough": Breakthrough,
 }
 _LOADED: dict[str, Game] = {}
+ENTRY_POINTS = "sparring.games"  # another package's game: an entry point naming a callable that returns it
+OPENSPIEL = "openspiel:"
 
 
 def names() -> list[str]:
-    """The names `load` accepts."""
-    return sorted(_REGISTRY)
+    """The names `load` accepts: our games and those other packages register (entry points in the group
+    `sparring.games`); any pyspiel game is loaded as `openspiel:NAME`, e.g. `openspiel:hex(board_size=7)`."""
+    return sorted({*_REGISTRY, *(e.name for e in entry_points(group=ENTRY_POINTS))})
 
 
 def load(name: str) -> Game:
-    """The game called `name`; an unknown name raises ValueError listing the known ones."""
-    if name not in _REGISTRY:
-        raise ValueError(f"unknown game {name!r}; known games: {', '.join(names())}")
+    """The game called `name`; an unknown name raises ValueError listing the known ones.
+
+    Our games run on compiled rules; a game from OpenSpiel or another package (games.outside) runs its own
+    Python rules, through the same searches, slower.
+    """
     if name not in _LOADED:
-        game = _REGISTRY[name]()
-        missing = [fact for fact in Game.FACTS if not hasattr(game, fact)]
-        if missing:  # a new game works everywhere or fails here, in one line
-            raise TypeError(f"game {name!r} does not set {', '.join(missing)} (see games.Game)")
-        _LOADED[name] = game
+        _LOADED[name] = _make(name)
     return _LOADED[name]
+
+
+def _make(name: str) -> Game:
+    if name in _REGISTRY:
+        game = _REGISTRY[name]()
+    elif name.startswith(OPENSPIEL):
+        game = OutsideGame(name, _pyspiel_game(name[len(OPENSPIEL) :]))
+    else:
+        found = [e for e in entry_points(group=ENTRY_POINTS) if e.name == name]
+        if not found:
+            raise ValueError(f"unknown game {name!r}; known games: {', '.join(names())}, or openspiel:NAME")
+        game = OutsideGame(name, found[0].load()())
+    missing = [fact for fact in Game.FACTS if not hasattr(game, fact)]
+    if missing:  # a new game works everywhere or fails here, in one line
+        raise TypeError(f"game {name!r} does not set {', '.join(missing)} (see games.Game)")
+    return game
+
+
+def _pyspiel_game(spec: str):
+    try:
+        import pyspiel
+    except ImportError:
+        raise ValueError("openspiel: games need OpenSpiel: pip install open_spiel") from None
+    try:
+        return pyspiel.load_game(spec)
+    except pyspiel.SpielError as error:
+        raise ValueError(f"OpenSpiel has no game {spec!r} ({str(error).strip().splitlines()[-1]})") from None

@@ -1,0 +1,123 @@
+"""Games from outside the package (games.outside): a plain-Python game and pyspiel games played through our
+compiled kernels, checked against known counts and solved positions; bad ones refused in one line."""
+
+import numpy as np
+import pytest
+
+import games
+from games.kernels import perft, random_playouts
+from games.outside import OutsideGame
+from games.rng import make_rng
+from tuner.agents import make_agent
+
+
+class Nim:
+    """Normal-play Nim in plain Python with OpenSpiel's names: take any number from one heap; who takes the
+    last object wins. Action heap * 8 + (taken - 1)."""
+
+    def __init__(self, heaps=(3, 4, 5)):
+        self.heaps = tuple(heaps)
+
+    def new_initial_state(self):
+        return NimState(list(self.heaps))
+
+    def num_distinct_actions(self):
+        return 8 * len(self.heaps)
+
+    def max_game_length(self):
+        return sum(self.heaps)
+
+    def num_players(self):
+        return 2
+
+
+class NimState:
+    def __init__(self, heaps, player=0):
+        self.heaps, self.player = heaps, player
+
+    def current_player(self):
+        return -4 if self.is_terminal() else self.player
+
+    def legal_actions(self):
+        return [h * 8 + k for h, n in enumerate(self.heaps) for k in range(n)]
+
+    def apply_action(self, action):
+        self.heaps[action // 8] -= action % 8 + 1
+        self.player = 1 - self.player
+
+    def clone(self):
+        return NimState(list(self.heaps), self.player)
+
+    def is_terminal(self):
+        return sum(self.heaps) == 0
+
+    def returns(self):
+        if not self.is_terminal():
+            return [0.0, 0.0]
+        winner = 1 - self.player  # the player who took the last object
+        return [1.0, -1.0] if winner == 0 else [-1.0, 1.0]
+
+    def action_to_string(self, player, action):
+        return f"take {action % 8 + 1} from heap {action // 8}"
+
+    def __str__(self):
+        return " ".join(map(str, self.heaps))
+
+
+def test_a_plain_python_game_plays_by_its_own_rules():
+    game = OutsideGame("nim-test", Nim())
+    state = game.new_initial_state()
+    assert state.legal_actions() == [0, 1, 2, 8, 9, 10, 11, 16, 17, 18, 19, 20]
+    assert state.action_to_string(17) == "take 2 from heap 2" and str(state) == "3 4 5"
+    for action in (2, 11, 20):  # every heap emptied in turn: player 0 takes the last
+        assert not state.is_terminal()
+        state.apply_action(action)
+    assert state.is_terminal() and state.current_player() == games.TERMINAL_PLAYER
+    assert state.outcome().winner == 0 and state.returns() == [1.0, -1.0]
+    with pytest.raises(ValueError, match="illegal action"):
+        state.apply_action(0)
+
+
+def test_mcts_finds_the_winning_nim_move_on_a_plain_python_game():
+    """Nim (1, 2, 4): the only winning move leaves heaps whose XOR is 0, taking 1 from the heap of 4."""
+    game = OutsideGame("nim-124", Nim((1, 2, 4)))
+    agent = make_agent(game, "mcts:simulations=2000", seed=3)
+    assert agent.select_action(game.new_initial_state()) == 2 * 8 + 0
+
+
+@pytest.mark.openspiel
+def test_tic_tac_toe_from_openspiel_counts_and_plays_as_known():
+    """perft(1..5) of tic-tac-toe is 9, 72, 504, 3024, 15120; uniformly random games are won by the first player
+    0.585, the second 0.288, drawn 0.127 (exact enumeration)."""
+    pytest.importorskip("pyspiel", reason="open_spiel is not installed (pip install -e '.[test]')")
+    game = games.load("openspiel:tic_tac_toe")
+    root = game.new_initial_state().array
+    assert [perft(game.kernels, root, d, game.max_legal) for d in range(1, 6)] == [9, 72, 504, 3024, 15120]
+    counts = random_playouts(game.kernels, root, 3000, game.max_legal, make_rng(5)) / 3000
+    assert np.allclose(counts, [0.585, 0.288, 0.127], atol=0.03)
+
+
+@pytest.mark.openspiel
+@pytest.mark.parametrize(
+    "name, message",
+    [
+        ("openspiel:no_such_game", "OpenSpiel has no game 'no_such_game'"),
+        ("openspiel:kuhn_poker", "is not sequential, deterministic, perfect-information and zero-sum"),
+        ("openspiel:goofspiel", "simultaneous"),
+        ("no_such_game", "unknown game 'no_such_game'; known games: breakthrough, connect4"),
+    ],
+)
+def test_a_game_that_cannot_come_in_is_one_line(name, message):
+    pytest.importorskip("pyspiel", reason="open_spiel is not installed (pip install -e '.[test]')")
+    with pytest.raises(ValueError, match=message) as error:
+        games.load(name)
+    assert "\n" not in str(error.value)
+
+
+def test_a_game_for_more_than_two_players_is_refused():
+    class ThreeNim(Nim):
+        def num_players(self):
+            return 3
+
+    with pytest.raises(ValueError, match="has 3 players; sparring plays two-player games"):
+        OutsideGame("nim3", ThreeNim())
