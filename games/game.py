@@ -83,6 +83,10 @@ class Game:
     def __repr__(self) -> str:
         return f"games.load({self.name!r})"
 
+    def __getstate__(self) -> dict:
+        """Pickled (a state pickles its game) without the cached symmetry functions, lambdas rebuilt on use."""
+        return {**self.__dict__, "_symmetries": None}
+
     def num_players(self) -> int:
         return 2
 

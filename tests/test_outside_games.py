@@ -121,3 +121,16 @@ def test_a_game_for_more_than_two_players_is_refused():
 
     with pytest.raises(ValueError, match="has 3 players; sparring plays two-player games"):
         OutsideGame("nim3", ThreeNim())
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("az:net=uniform", "az needs network planes, which nim-agents .a game from outside. has not: play it"),
+        ("minimax1", "minimax agents have evaluations for .*, not 'nim-agents'"),
+    ],
+)
+def test_agents_a_game_from_outside_cannot_feed_refuse_it_in_one_line(spec, message):
+    game = OutsideGame("nim-agents", Nim())
+    with pytest.raises(ValueError, match=message):
+        make_agent(game, spec, seed=0)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 import games
+from games.outside import OutsideGame
 from nets.shipped import resolve_net
 from search import perfect
 from search.agents import MCTSAgent, MinimaxAgent, RandomAgent
@@ -250,6 +251,8 @@ def _forest(o) -> tuple:
 def _check_az(game, o):
     """What building an az agent would reject: a net that cannot be had, an adjuster's settings, and keys that
     fight the adjuster."""
+    if isinstance(game, OutsideGame):
+        raise ValueError(f"az needs network planes, which {game.name} (a game from outside) has not: play it with mcts")
     resolve_net(o["net"], game)
     kind = adjusters.check(game, o)
     for key, why in () if kind is None else kind.conflicts:
