@@ -17,7 +17,7 @@ import time
 import games
 from benchmarks.common import environment
 from benchmarks.evaluator import random_positions
-from search.tuned import reward, toward
+from search.tuned import miss, move_reward
 from tuner.agents import make_agent
 from tuner.strategies import NAMES
 
@@ -31,7 +31,7 @@ def tuner_cost(game, spec: str, strategy: str, cycles: int, rounds: int, seed: i
         t = time.perf_counter()
         for k in range(cycles):
             adjuster._ask(0)
-            adjuster._tell(0, reward(toward(0.5, ((r + k) % 10) / 10, 0.5)))
+            adjuster._tell(0, move_reward(miss(0.5, ((r + k) % 10) / 10, 0.5)))
         times.append((time.perf_counter() - t) / cycles)
     return statistics.median(times[1:])
 

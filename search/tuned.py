@@ -3,33 +3,39 @@
 SA-MCTS's loop one level up [SA-MCTS Fig. 1]: where SA-MCTS asks a strategy for search-control values
 before each simulation and tells it the playout's result, `TunedAdjuster` asks for the adjuster's
 settings (AlphaDDA1's A_sim, B_sim0, ...; Wu's dz, epsilon; the softmax level z) at each of its agent's
-moves, or once per game, and tells the strategy whether that setting moved the game toward the
-target score. The strategies are handed in (the composition root, `tuner.agents`, makes them), one per
+moves, or once per game, and tells the strategy how far that setting's effect on the game missed a
+fair one. The strategies are handed in (the composition root, `tuner.agents`, makes them), one per
 seat: the first move is worth much in Connect4, so each seat learns its own setting from its own games.
 
-The reward, in [0, 1], says whether the setting moved the game toward the aim, 1 - target (the target is
-the opponent's score: 0.6 lets the person win 60%): the step of the agent's expected score from before its
-move to before its next one, `toward(s, s2, aim) = |s - aim| - |s2 - aim|` (the last move's runs to the
-game's result, win 1, draw 0.5, loss 0), told as 1/2 + tanh(step / 0.1) / 2. The step holds both what the
-setting gave up (or kept) and the opponent's reply, so it reads the opponent as it is: against a weak one,
-whose replies hand the agent value, only a setting that gives value back holds the game near the aim. The
-expected score is AlphaDDA's clean value where the adjuster has one (`balance`, read before the search:
-undamaged by the settings being tuned); otherwise the search's own (`SearchResult.score`), known only after
-the search, so the setting is asked there, in force for that move's choice and the next search's budget.
-Neither the level itself (mostly the game so far: a pilot rewarding it learnt nothing in 40 games against
-any of five opponents) nor a step within the move (blind to the opponent: rewarding how close the played
-move's value came to the aim, a pilot's tuner chose strong levels against Random, 0.80 over games 21-40).
-The 0.1 (`STEP`): moves change an expected score by hundredths to tenths, and strategies built for rewards
-spread over [0, 1] (UCB's bonus) would otherwise explore for thousands of moves (a pilot's NMC tried each of
-13 levels evenly for 360 moves); fixed, so that a reward means the same all match long (CMA-ES keeps its
-best so far).
-Per game (`per="game"`) one setting plays the whole game and is told the step its result made to the
-seat's running score (the mean of its results, each game weighing 1/n of it; `toward` per unit of that
-weight): within a game the steps sum to the result's distance from the aim, the same for a win and a loss.
+The reward, in [0, 1], says how far the setting's effect on the game missed what a fair setting does, as
+a stationary function of the setting, so that the strategies (which maximise a reward's mean) settle on a
+fair setting. An earlier reward, the step of the expected score toward the aim, was not: a setting earned
+much above the aim and little below it, and a cold review found the strategies then held the score by
+alternating extremes (NMC played the fair one of three per-game settings in 28% of games; per move 8-13% of
+moves were at a balancing level). The aim is 1 - target (the target is the opponent's score: 0.6 lets the
+person win 60%).
+- Per move: a miss is the step of the agent's expected score from before its move to before its next one
+  (the last to the game's result, win 1, draw 0.5, loss 0), less the step a fair setting makes, `PULL` of
+  the way to the aim: `miss(s, s2, aim) = (s2 - s) - PULL (aim - s)`; told 1 - tanh(|miss| / STEP). The
+  step holds both what the setting gave up (or kept) and the opponent's reply, so it reads the opponent as it
+  is; the absolute miss's mean is least where the setting's mean miss is 0 (for noise symmetric about it).
+  The expected score is AlphaDDA's clean value where the adjuster has one (`balance`, read before the search:
+  undamaged by the settings being tuned); otherwise the search's own (`SearchResult.score`), known only after
+  the search, so the setting is asked there, in force for that move's choice and the next search's budget.
+  PULL and STEP were chosen on synthetic matches (experiments.dda_reward: games of 17 moves, each reply
+  handing over a gain that the right level gives back, results drawn from the final value; 5 seeds x 6 gains
+  and targets, games 51-100): PULL 0.2, STEP 0.05 kept NMC's score 0.027 from the aim on average with 55% of
+  its moves at a fair level, where the step reward (same matches, at commit a175fd5) kept it 0.035 from the
+  aim with 22% fair, and left every other strategy farther from the aim.
+- Per game (`per="game"`): a game's result is a single draw of 0, 1/2 or 1, and any reward from one draw is
+  linear in the setting's win rate (best at an extreme), so each setting plays a round of two of the seat's
+  games and is told 1/2 - tanh(e1 e2 / m) / 2 of their misses e = result - aim, m = max(aim, 1 - aim)^2:
+  E[e1 e2] = (mean miss)^2, least at the fair setting. On three settings winning 0.1, 0.5 and 0.9 of games,
+  NMC then played the fair one in 76% of games 101-300 (28% before) and LSI in 100%. A round cut short by
+  the end of a match goes on into the seat's next game.
 
-Forgetting (`forget`, in (0, 1]): after each game it played, every reward a seat learnt so far, and every
-result in its running score, weighs `forget` times as much (Strategy.forget), so the tuner follows a person
-who improves.
+Forgetting (`forget`, in (0, 1]): after each game it played, every reward a seat learnt so far weighs
+`forget` times as much (Strategy.forget), so the tuner follows a person who improves.
 State: what each seat's strategy was asked and told (its events), replayed into fresh strategies on load,
 so every strategy (CMA-ES included) saves and restores alike; with the settings in force put back into the
 inner adjuster, whose own state may not hold them. A saved state that does not replay exactly, or does not
@@ -47,8 +53,9 @@ import numpy as np
 
 from search.strength import StrengthAdjuster, _check_fields
 
-VERSION = 3  # of state_dict's layout (2: lost the setting in force once told; 1: rewarded the level, not the step)
-STEP = 0.1  # a step's size that earns tanh(1): moves change an expected score by hundredths to tenths
+VERSION = 4  # of state_dict's layout (3: rewarded one step toward the aim; 2: lost the setting in force once told)
+STEP = 0.05  # a move's miss of this size earns 1 - tanh(1): moves change an expected score by hundredths to tenths
+PULL = 0.2  # the share of its distance to the aim that a fair setting's move closes
 
 
 class Tuner(Protocol):
@@ -63,14 +70,19 @@ class Tuner(Protocol):
     def forget(self, factor: float) -> None: ...
 
 
-def toward(score: float, after: float, aim: float) -> float:
-    """How much closer to `aim` a step of the expected score from `score` to `after` ended (negative: farther)."""
-    return abs(score - aim) - abs(after - aim)
+def miss(score: float, after: float, aim: float) -> float:
+    """How far a step of the expected score from `score` to `after` misses a fair one, PULL of the way to `aim`."""
+    return (after - score) - PULL * (aim - score)
 
 
-def reward(step: float) -> float:
-    """A step's reward in [0, 1]: 1/2 + tanh(step / STEP) / 2."""
-    return 0.5 + 0.5 * math.tanh(step / STEP)
+def move_reward(error: float) -> float:
+    """A move's reward in [0, 1] from its miss: 1 - tanh(|miss| / STEP)."""
+    return 1.0 - math.tanh(abs(error) / STEP)
+
+
+def round_reward(first: float, second: float, scale: float) -> float:
+    """A round of two games' reward in [0, 1] from their misses: 1/2 - tanh(first * second / scale) / 2."""
+    return 0.5 - 0.5 * math.tanh(first * second / scale)
 
 
 class TunedAdjuster(StrengthAdjuster):
@@ -101,6 +113,7 @@ class TunedAdjuster(StrengthAdjuster):
             raise ValueError(f"target is a score in [0, 1] and forget a weight in (0, 1], got {target}, {forget}")
         self.inner, self.make_tuner, self.names, self.start_seeds = inner, make_tuner, tuple(names), tuple(seeds)
         self.aim, self.per, self.factor = 1.0 - target, per, forget
+        self.scale = max(self.aim, 1.0 - self.aim) ** 2  # a game's largest squared miss (per game)
         self.RULE = inner.RULE
         if hasattr(inner, "evaluator"):
             self.evaluator = inner.evaluator  # the az agent checks that it reads its forest's
@@ -113,7 +126,7 @@ class TunedAdjuster(StrengthAdjuster):
         self.seeds = list(self.start_seeds)
         self.tuners = [self.make_tuner(seed) for seed in self.seeds]
         self.events: list[list] = [[], []]  # per seat: an ask's point (a list), a tell's reward, None: forget
-        self.record = [[self.aim, 0.0], [self.aim, 0.0]]  # per seat: running score and its games (per game)
+        self.first: list[float | None] = [None, None]  # per seat: the first game's miss of its round (per game)
         self.asked: list[np.ndarray | None] = [None, None]  # per seat: the setting in force, not yet told
         self.in_force: int | None = None  # the seat whose last ask the inner adjuster holds (None: its defaults)
         self.new_game()
@@ -126,6 +139,7 @@ class TunedAdjuster(StrengthAdjuster):
 
     def before_search(self, state):
         seat = state.current_player()
+        self._restore(seat)
         score = self.inner.balance(state)
         if score is not None:
             self._judge(seat, score)
@@ -153,12 +167,7 @@ class TunedAdjuster(StrengthAdjuster):
             return
         score = (1.0 + float(returns[player])) / 2.0
         if self.per == "game" and self.asked[player] is not None:  # (None: a state saved since told it)
-            # the step the result made to the running score, per unit of its weight, over its largest possible
-            mean, games = self.record[player]
-            after = mean + (score - mean) / (games + 1.0)
-            step = toward(mean, after, self.aim) * (games + 1.0)
-            self._tell(player, min(1.0, max(0.0, 0.5 + step / (2.0 * max(self.aim, 1.0 - self.aim)))))
-            self.record[player] = [after, games + 1.0]
+            self._miss(player, score - self.aim)
         elif self.per == "move":
             if self.asked[player] is not None and self.judged[player] is None:
                 self._tell(player, 0.5)  # none of its searches gave an expected score: nothing to judge it by
@@ -166,7 +175,6 @@ class TunedAdjuster(StrengthAdjuster):
         if self.factor < 1.0:
             self.tuners[player].forget(self.factor)
             self.events[player].append(None)
-            self.record[player][1] *= self.factor
 
     def observe(self, state, action):
         self.inner.observe(state, action)
@@ -188,12 +196,32 @@ class TunedAdjuster(StrengthAdjuster):
         self.events[seat].append(x.tolist())
         self.inner.retune(dict(zip(self.names, self.tuners[seat].values(x))))
 
+    def _restore(self, seat: int) -> None:
+        """Put the seat's own setting in force (the inner adjuster may hold the other seat's): its last asked, or
+        if it never asked while the other seat's is in force, a first one of its own now."""
+        if self.in_force == seat:
+            return
+        asks = [e for e in self.events[seat] if isinstance(e, list)]
+        if asks:
+            self.inner.retune(dict(zip(self.names, self.tuners[seat].values(np.array(asks[-1])))))
+            self.in_force = seat
+        elif self.in_force is not None:
+            self._ask(seat)
+
     def _judge(self, seat: int, score: float) -> None:
         """The seat's expected score before its move (or the result, after its last) is `score`: per move, the
-        setting in force since the last judgement is told the step from there to here."""
+        setting in force since the last judgement is told how far the step from there to here missed."""
         if self.per == "move" and self.asked[seat] is not None and self.judged[seat] is not None:
-            self._tell(seat, reward(toward(self.judged[seat], score, self.aim)))
+            self._tell(seat, move_reward(miss(self.judged[seat], score, self.aim)))
         self.judged[seat] = score
+
+    def _miss(self, seat: int, error: float) -> None:
+        """One game's miss of the seat's setting (per game): the first of its round is kept, the second ends it."""
+        if self.first[seat] is None:
+            self.first[seat] = error
+        else:
+            self._tell(seat, round_reward(self.first[seat], error, self.scale))
+            self.first[seat] = None
 
     def _tell(self, seat: int, reward: float) -> None:
         self.tuners[seat].tell(self.asked[seat], reward)
@@ -213,13 +241,13 @@ class TunedAdjuster(StrengthAdjuster):
             "asked": [None if x is None else x.tolist() for x in self.asked],
             "judged": list(self.judged),
             "played": list(self.played),
-            "record": [list(r) for r in self.record],
+            "first": list(self.first),
             "in_force": self.in_force,
         }
         return {**state, "digest": _digest(state)}
 
     def load_state_dict(self, state):
-        fields = ("version", "tuned", "seeds", "inner", "events", "asked", "judged", "played", "record", "in_force")
+        fields = ("version", "tuned", "seeds", "inner", "events", "asked", "judged", "played", "first", "in_force")
         fields += ("digest",)
         _check_fields(state, type(self).__name__, fields)
         if state["digest"] != _digest({k: v for k, v in state.items() if k != "digest"}):
@@ -232,17 +260,19 @@ class TunedAdjuster(StrengthAdjuster):
         for name in fields[2:-2]:
             if name != "inner" and not (isinstance(state[name], list) and len(state[name]) == 2):
                 raise ValueError(f"a saved tuner's {name} are a pair, one per seat, got {state[name]!r}")
-        seeds, events, judged, played, record = (state[k] for k in ("seeds", "events", "judged", "played", "record"))
+        seeds, events, judged, played, first = (state[k] for k in ("seeds", "events", "judged", "played", "first"))
         if not all(isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0 for seed in seeds):
             raise ValueError(f"a saved tuner's seeds are whole numbers, got {seeds!r}")
         if not all(v is None or _score(v) for v in judged) or not all(isinstance(p, bool) for p in played):
             raise ValueError(
                 f"a saved tuner's judged values are scores or null and played flags, got {judged!r}, {played!r}"
             )
-        if not all(isinstance(r, list) and len(r) == 2 and _score(r[0]) and _number(r[1]) >= 0 for r in record):
-            raise ValueError(f"a saved tuner's records are [running score, games], got {record!r}")
+        if not all(v is None or abs(_number(v)) <= 1.0 for v in first):
+            raise ValueError(f"a saved tuner's first misses are numbers in [-1, 1] or null, got {first!r}")
         tuners = [self._replay(seat, seeds[seat], events[seat]) for seat in (0, 1)]
         asked = [self._outstanding(events[seat], state["asked"][seat]) for seat in (0, 1)]
+        if any(first[seat] is not None and asked[seat] is None for seat in (0, 1)):
+            raise ValueError("a saved tuner has a round's first miss but no setting asked for it")
         in_force = state["in_force"]
         asks = [[e for e in events[seat] if isinstance(e, list)] for seat in (0, 1)]
         if in_force is not None and not (in_force in (0, 1) and not isinstance(in_force, bool) and asks[in_force]):
@@ -250,7 +280,7 @@ class TunedAdjuster(StrengthAdjuster):
         self.inner.load_state_dict(state["inner"])  # the last check: refused, it leaves the inner adjuster as it was
         self.tuners, self.events, self.seeds = tuners, [list(e) for e in events], list(seeds)
         self.asked, self.judged, self.played = asked, [None if v is None else float(v) for v in judged], list(played)
-        self.record = [[float(m), float(n)] for m, n in record]
+        self.first = [None if v is None else float(v) for v in first]
         self.in_force = in_force
         if in_force is not None:  # the settings in force, which the inner adjuster's own state may not hold
             self.inner.retune(dict(zip(self.names, tuners[in_force].values(np.array(asks[in_force][-1])))))

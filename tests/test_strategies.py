@@ -450,14 +450,18 @@ def test_forgetting_weighs_past_rewards_less_and_keeps_their_means(kind):
     assert strategy.arrays["value_n"][0, x[0]] == pytest.approx(0.25 * n[0, x[0]] + 1.0)
 
 
-def test_a_settled_lsi_starts_a_new_round_when_it_forgets():
+def test_a_settled_lsi_starts_a_new_round_when_it_forgets_after_playing_its_winner_as_long_as_it_searched():
     space, mean, best = three_by_five()
     lsi = Strategy(space, "lsi", seed=3, budget=400)
     run(lsi, mean, 400)
     assert lsi.finished
     lsi.forget(1.0)
     assert lsi.finished  # nothing forgotten: it keeps its winner
-    lsi.forget(0.5)
-    assert not lsi.finished and lsi.total == 0
+    winner, played = lsi.recommend().tolist(), lsi.settled_asks  # (asked after it settled, within `run`)
+    while lsi.finished:  # forgetting after every game: it plays its winner for a budget of asks, then restarts
+        assert lsi.ask().tolist() == winner
+        played += 1
+        lsi.forget(0.5)
+    assert played == 400 and lsi.total == 0
     run(lsi, mean, 400)
     assert lsi.finished

@@ -108,14 +108,17 @@ class Strategy:
         if seed is not None:
             self.rng = make_rng(seed)
         self.compiled, self.arrays = self.entry.make_state(self.space, self.settings)
+        self.settled_asks = 0  # asks a settled strategy (LSI) has answered with its winner
 
     def forget(self, factor: float) -> None:
         """Weigh every reward told so far by `factor` (means kept: discounted UCB); LSI, once settled, starts a
-        new round instead (its stream goes on)."""
+        new round instead (its stream goes on), but only once it has played its winner as many times as its
+        budget: forgetting after every game, it had restarted the moment it settled and never played its winner."""
         if factor == 1.0:
             return
         if self.finished:
-            self.reset()
+            if self.settled_asks >= self.settings["budget"]:
+                self.reset()
         else:
             self.entry.forget(self.arrays, factor)
 
@@ -131,6 +134,7 @@ class Strategy:
 
     def ask(self) -> np.ndarray:
         """The next combination to evaluate (value indices)."""
+        self.settled_asks += self.finished
         self._compiled_steps()[0](self.steps, self.compiled, self.rng, self._x)
         return self._x.copy()
 

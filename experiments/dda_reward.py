@@ -1,0 +1,148 @@
+"""The on-line DDA tuner's reward judged on synthetic matches (issue 31): does each strategy find a fair setting,
+and hold the score at the aim, under search.tuned's reward?
+
+    .venv/bin/python -m experiments.dda_reward [--seeds 5] [--games 100] [--pulls 0.1 0.2 0.3] [--steps 0.03 0.05 0.1]
+
+per move: a match of --games games of 17 moves from an expected score of 0.5; each reply of the opponent hands the
+agent `gain` (plus noise, sd 0.03), the agent's move at softmax level z gives up 0.2 / (1 + exp(z + 2)), and the result
+is drawn from the final value. Over games 51-100: |score - aim| (averaged over the gains and targets, and the worst),
+and the share of moves at a level within 0.02 of the gain (a fair level: it gives back what the reply handed over).
+Run for each PULL and STEP of search.tuned (set for the run), every strategy, --seeds seeds.
+per game: three settings winning 0.1, 0.5 and 0.9 of games, aim 0.5, 300 games: the share of games 101-300 played at
+the fair one, and the score.
+Writes experiments/results/dda_reward/dda_reward.md with the seeds, versions and commit.
+"""
+
+import argparse
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+
+import games
+import search.tuned as tuned
+from search.mcts import SearchResult
+from search.strength import Level
+from tuner.agents import check_spec
+from tuner.agents.adjusters import ADJUSTERS, tuner_space
+from tuner.provenance import environment
+from tuner.strategies import NAMES, Param, Space, make_strategy
+
+OUT = Path("experiments/results/dda_reward")
+CASES = ((0.1, 0.5), (0.05, 0.5), (0.02, 0.5), (0.1, 0.3), (0.05, 0.7), (0.08, 0.6))  # (gain, target)
+MOVES = 17  # one player's moves in a Connect4 game (games.load("connect4").own_moves)
+STRATEGIES = [s for s in NAMES if s not in ("grid", "random")]
+
+
+class Position:
+    """What the tuner reads of a state: whose turn (seat 0), and how many plies were played."""
+
+    def __init__(self, plies: int):
+        self.plies = plies
+
+    def current_player(self):
+        return 0
+
+    def history(self):
+        return [0] * self.plies
+
+
+def given_up(z: float) -> float:
+    return 0.2 / (1 + math.exp(min(z, 50) + 2))
+
+
+def make_tuned(kind, space, seed, target, per, budget=200):
+    """search.tuned's TunedAdjuster over a softmax level, `kind` per seat (LSI with `budget`)."""
+    settings = {"budget": budget} if kind == "lsi" else {}
+    make = lambda s: make_strategy(space, kind, seed=s, **settings)  # noqa: E731
+    return tuned.TunedAdjuster(Level(), make, space.names, (seed, seed + 1), target=target, per=per)
+
+
+def per_move(kind: str, gain: float, target: float, games_: int, seed: int) -> tuple[float, float]:
+    """(score - aim over the second half of the match, share of its moves at a fair level)."""
+    game = games.load("connect4")
+    space = tuner_space(ADJUSTERS["fixed"], game, check_spec(game, "mcts:dsa=fixed,dda_tuner=nmc").options)
+    adjuster = make_tuned(kind, space, seed, target, "move")
+    rng = np.random.default_rng(seed)
+    results, fair = [], []
+    for g in range(games_):
+        adjuster.new_game()
+        value = 0.5
+        for m in range(MOVES):
+            position = Position(2 * m)
+            adjuster.before_search(position)
+            adjuster.after_search(position, SearchResult(np.array([0]), np.array([1.0]), np.array([value]), 1, 0.0))
+            z = adjuster.inner.z
+            if g >= games_ // 2:
+                fair.append(abs(given_up(z) - gain) <= 0.02)
+            value = min(1.0, max(0.0, value - given_up(z) + gain + rng.normal(0, 0.03)))
+        won = rng.random() < value
+        adjuster.game_over([1.0, -1.0] if won else [-1.0, 1.0], 0)
+        results.append(float(won))
+    return float(np.mean(results[games_ // 2 :])) - (1 - target), float(np.mean(fair))
+
+
+def per_game(kind: str, seed: int) -> tuple[float, float]:
+    """(share of games 101-300 at the setting winning half its games, score over them)."""
+    space = Space([Param("z", (0.1, 0.5, 0.9), 0.1, 0.9, 0.5)])  # z here is the setting's win rate
+    adjuster = make_tuned(kind, space, seed, 0.5, "game", budget=40)
+    rng = np.random.default_rng(seed)
+    played, results = [], []
+    for _ in range(300):
+        adjuster.new_game()
+        adjuster.before_search(Position(0))
+        rate = adjuster.inner.z
+        won = rng.random() < rate
+        adjuster.game_over([1.0, -1.0] if won else [-1.0, 1.0], 0)
+        played.append(abs(rate - 0.5) < 0.2)  # nearest to 0.5 (CMA-ES plays between the values)
+        results.append(float(won))
+    return float(np.mean(played[100:])), float(np.mean(results[100:]))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seeds", type=int, default=5, help="seeds per case (5)")
+    parser.add_argument("--games", type=int, default=100, help="games per per-move match (100)")
+    parser.add_argument("--pulls", type=float, nargs="+", default=[0.1, 0.2, 0.3], help="PULL values tried")
+    parser.add_argument("--steps", type=float, nargs="+", default=[0.03, 0.05, 0.1], help="STEP values tried")
+    args = parser.parse_args()
+    start = time.time()
+    chosen = (tuned.PULL, tuned.STEP)
+    lines = [
+        "# The on-line DDA tuner's reward on synthetic matches",
+        "",
+        f"`{' '.join(['python -m experiments.dda_reward', '--seeds', str(args.seeds), '--games', str(args.games)])}`"
+        f" (pulls {args.pulls}, steps {args.steps}); search.tuned ships PULL {chosen[0]}, STEP {chosen[1]}.",
+        "",
+        "Per move: mean |score - aim| over 6 gains and targets / the worst / share of moves at a fair level.",
+        "",
+        "| PULL | STEP | " + " | ".join(STRATEGIES) + " |",
+        "|---|---|" + "---|" * len(STRATEGIES),
+    ]
+    for pull in args.pulls:
+        for step in args.steps:
+            tuned.PULL, tuned.STEP = pull, step
+            cells = []
+            for kind in STRATEGIES:
+                runs = [[per_move(kind, g, t, args.games, s) for s in range(1, args.seeds + 1)] for g, t in CASES]
+                offs = [abs(np.mean([o for o, _ in r])) for r in runs]
+                fair = np.mean([f for r in runs for _, f in r])
+                cells.append(f"{np.mean(offs):.3f} / {max(offs):.2f} / {fair:.0%}")
+            lines.append(f"| {pull} | {step} | " + " | ".join(cells) + " |")
+            print(lines[-1], flush=True)
+    tuned.PULL, tuned.STEP = chosen
+    lines += ["", "Per game: three settings winning 0.1, 0.5, 0.9; share of games 101-300 at 0.5 / score.", ""]
+    lines += ["| strategy | fair setting | score |", "|---|---|---|"]
+    for kind in STRATEGIES + ["random"]:
+        runs = [per_game(kind, s) for s in range(1, args.seeds + 1)]
+        lines.append(f"| {kind} | {np.mean([a for a, _ in runs]):.0%} | {np.mean([b for _, b in runs]):.2f} |")
+    env = environment(1)
+    lines += ["", f"seeds 1-{args.seeds}, commit {env['commit']}, {env['date']}, {time.time() - start:.0f} s"]
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / "dda_reward.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines[-12:]))
+
+
+if __name__ == "__main__":
+    main()
