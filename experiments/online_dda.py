@@ -1,5 +1,5 @@
 """On-line DDA tuning measured (issue 31): a strategy tunes the opponent's strength settings during the match,
-starting from defaults with no off-line games, against the agents of AlphaDDA's tables and a shifting opponent.
+starting with no off-line games, against the agents of AlphaDDA's tables and a shifting opponent.
 
     .venv/bin/python -m experiments.online_dda tables --game connect4 [--games 100] [--seed 0] [--configs ...]
     .venv/bin/python -m experiments.online_dda shift --game connect4 [--games 50] [--seed 0] [--configs ...]
@@ -80,14 +80,13 @@ def in_band(score: float) -> bool:
 
 
 def settled(points: list[float], window: int = WINDOW) -> int | None:
-    """Games played until the trailing `window`-game score entered the band for good (None: it never did)."""
+    """Games played until the trailing `window`-game score entered the band for good, staying there for at least
+    `window` more games (None: it never did, or entered too near the end to tell)."""
     trailing = [float(np.mean(points[n - window : n])) for n in range(window, len(points) + 1)]
-    if not trailing or not in_band(trailing[-1]):
-        return None
     n = len(trailing)
     while n > 0 and in_band(trailing[n - 1]):
         n -= 1
-    return n + window
+    return n + window if len(trailing) - n > window else None
 
 
 def d_metric(matches: dict, last: int = LATE) -> float:
@@ -254,12 +253,14 @@ def tables_report(out: dict, args) -> str:
         f"# On-line DDA tuning against eight agents on {args.game} (issue 31)",
         "",
         f"Each config plays {args.games} games against each agent, seats alternating, every az side at eps "
-        f"{TEST_EPS:g}; a tuned config starts from its adjuster's defaults with no off-line games and carries its "
-        "tuner through the match. Score W + D/2 of the config in total (over the second half of the games); "
+        f"{TEST_EPS:g}; a tuned config starts with no off-line games (its strategies from their own first points) "
+        "and carries its tuner through the match. Score W + D/2 of the config in total (over the second half of "
+        "the games); "
         f"band: [{BAND[0]}, {BAND[1]}]; close: within 0.10 of 0.5 over the second half; settled: games until the "
         f"trailing {WINDOW}-game score stayed in the band (-: never). D (eq. 11) over the last {LATE} games against "
-        f"{', '.join(GRID_OPPONENTS)}, beside the AlphaDDA1 grid's validated best, "
-        f"{GRID_BEST.get(args.game, float('nan')):g} (a mean of 5 trials; one trial's D varies by about 10-20).",
+        f"{', '.join(GRID_OPPONENTS)}: one trial (a trial's D varies by about 10-20). The yardstick is the "
+        "alphadda1-best row, the AlphaDDA1 grid's validated point replayed on these seeds; the grid study's own "
+        f"validation gave it {GRID_BEST.get(args.game, float('nan')):g} (a mean of 5 trials at other seeds).",
         "",
         f"| config | {' | '.join(OPPONENTS)} | in band | close | D |",
         "|---|" + "---|" * (len(OPPONENTS) + 3),

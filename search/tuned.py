@@ -30,9 +30,9 @@ person win 60%).
 - Per game (`per="game"`): a game's result is a single draw of 0, 1/2 or 1, and any reward from one draw is
   linear in the setting's win rate (best at an extreme), so each setting plays a round of two of the seat's
   games and is told 1/2 - tanh(e1 e2 / m) / 2 of their misses e = result - aim, m = max(aim, 1 - aim)^2:
-  E[e1 e2] = (mean miss)^2, least at the fair setting. On three settings winning 0.1, 0.5 and 0.9 of games,
-  NMC then played the fair one in 76% of games 101-300 (28% before) and LSI in 100%. A round cut short by
-  the end of a match goes on into the seat's next game.
+  E[e1 e2] = (mean miss)^2 for independent games, least (and the reward highest) at the fair setting. On
+  three settings winning 0.1, 0.5 and 0.9 of games, NMC then played the fair one in 76% of games 101-300
+  (28% before) and LSI in 100%. A round cut short by the end of a match goes on into the seat's next game.
 
 Forgetting (`forget`, in (0, 1]): after each game it played, every reward a seat learnt so far weighs
 `forget` times as much (Strategy.forget), so the tuner follows a person who improves.

@@ -184,14 +184,18 @@ def test_the_paper_findings_read_our_numbers():
 
 def test_settled_counts_the_games_until_the_trailing_score_stays_in_the_band():
     """20 wins then draws: the 20-game window ending at game 20 + k scores 1 - k/40, in [0.35, 0.65] from k = 14,
-    so 34 games; all wins never settle, nor does a run that leaves the band at its end."""
+    so 34 games (then 27 windows in the band); all wins never settle, nor does a run that leaves the band at its end,
+    nor one that enters it too near the end to tell: 50 wins then 30 draws score (45 - n / 2) / 20 in the window
+    ending at game n, in the band from n = 64, 17 windows before the end (fewer than 20)."""
     from experiments.online_dda import settled
 
     assert settled([1.0] * 20 + [0.5] * 40) == 34
     assert settled([0.0] * 20 + [0.5] * 40) == 34  # from below: k / 40 reaches 0.35 at k = 14
     assert settled([1.0] * 60) is None
     assert settled([0.5] * 40 + [1.0] * 20) is None
-    assert settled([0.5] * 30) == 20  # in the band from its first full window
+    assert settled([0.5] * 45) == 20  # in the band from its first full window
+    assert settled([1.0] * 50 + [0.5] * 30) is None
+    assert settled([1.0] * 50 + [0.5] * 34) == 64  # with 21 windows in the band, it counts
 
 
 def test_d_metric_sums_win_loss_gaps_per_seat_over_the_last_games():

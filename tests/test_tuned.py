@@ -241,6 +241,8 @@ def test_a_tuned_agent_tells_only_its_own_seats_tuner_and_each_agent_its_own():
         a.observe(state, action)
         b.observe(state, action)
         state.apply_action(action)
+    assert state.returns()[0] != 0  # a decided game: a result read from the wrong seat would differ
+    last = [a.adjuster.judged[0], b.adjuster.judged[1]]  # each seat's expected score before its last move
     a.game_over(state.returns())
     b.game_over(state.returns())
     assert a.adjuster.events[1] == [] and b.adjuster.events[0] == []
@@ -249,6 +251,9 @@ def test_a_tuned_agent_tells_only_its_own_seats_tuner_and_each_agent_its_own():
         events = agent.adjuster.events[seat]
         assert sum(isinstance(e, list) for e in events) == moves[seat]  # one ask per move
         assert sum(isinstance(e, float) for e in events) == moves[seat]  # each told, the last at the game's end
+        result = (1 + state.returns()[seat]) / 2  # the seat's own
+        assert events[-1] == pytest.approx(move_reward(miss(last[seat], result, 0.5)))
+        assert agent.adjuster.tuners[0] is not agent.adjuster.tuners[1]
 
 
 def given_up(z: float) -> float:
