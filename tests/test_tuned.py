@@ -448,3 +448,44 @@ def test_the_tuner_lasts_in_a_profile_and_a_damaged_one_is_refused(tmp_path):
         db.execute("UPDATE profiles SET state = ?", (json.dumps(damaged),))
     with pytest.raises(ProfileError, match="does not fit this opponent: the saved tuner does not replay"):
         Opponent("connect4", spec, profile="ada", profiles=path)
+
+
+def test_the_tuned_grids_are_tables_a2_to_a4():
+    """Typed from AlphaDDA's Tables A2-A4 (B_sim0 and P_drop0 negative, as the PDF prints them; the web text drops
+    the signs): a grid widened or narrowed by mistake fails here."""
+    from search.alphadda import GRIDS
+
+    a2 = {
+        "connect4": ((1, 2, 3, 4), (1.6, 2.0, 2.4), (1.6, 1.5, 1.4, 1.3, 1.2), (200, 300, 400)),
+        "othello6": ((1, 2, 3, 4, 5), (1.4, 1.6, 2.0, 2.4), (1.8, 1.6, 1.4, 1.2), (200, 300, 400)),
+        "othello": ((1, 2, 3, 4, 5), (1.6, 2.0, 2.4, 2.8), (1.8, 1.6, 1.4, 1.2), (400, 600)),
+    }
+    a3 = {
+        "connect4": ((1, 2, 3, 4), (0.5, 1, 5, 10, 20), (0.9, 0.8, 0.6, 0.4, 0.2, 0)),
+        "othello6": ((1, 2, 3, 4), (1, 5, 10, 20), (0.9, 0.8, 0.6, 0.5, 0.4)),
+        "othello": ((1, 2, 3, 4, 5), (5, 10, 20, 40), (0.9, 0.8, 0.6, 0.4)),
+    }
+    a4 = {
+        "connect4": ((1, 2, 3, 4, 5), (0.25, 0.5, 0.75, 1.0, 1.25)),
+        "othello6": ((1, 2, 3, 4, 5), (0.25, 0.5, 0.6, 0.75, 0.9, 1.0)),
+        "othello": ((1, 2, 3, 4, 5), (0.25, 0.5, 0.6, 0.75, 0.9, 1.0)),
+    }
+    for game, (nh, a_sim, b_sim0, n_max) in a2.items():
+        grid = GRIDS["alphadda1"][game]
+        assert (grid["nh"], grid["a_sim"], grid["n_max"]) == (nh, a_sim, n_max)
+        assert grid["b_sim0"] == tuple(-b for b in b_sim0)
+    for game, (nh, a_drop, p_drop0) in a3.items():
+        grid = GRIDS["alphadda2"][game]
+        assert (grid["nh"], grid["a_drop"], grid["p_drop0"]) == (nh, a_drop, tuple(-p for p in p_drop0))
+    for game, (nh, c) in a4.items():
+        assert (GRIDS["alphadda3"][game]["nh"], GRIDS["alphadda3"][game]["c"]) == (nh, c)
+
+
+def test_a_setting_the_spec_set_off_the_grid_is_taken_into_the_space():
+    """n_max=50 is not among Table A2's 200, 300, 400 for Connect4: the strategies may try it, and it is the
+    default (it had been snapped to 200, and 50 never tried)."""
+    options = check_spec(C4, "az:net=uniform,dda=alphadda1,n_max=50,dda_tuner=ntbea").options
+    space = tuner_space(ADJUSTERS["alphadda1"], C4, options)
+    n_max = space.params[space.names.index("n_max")]
+    assert n_max.values == (50, 200, 300, 400) and n_max.default == 50
+    assert space.values_of(space.default_indices())[space.names.index("n_max")] == 50

@@ -123,7 +123,10 @@ def _level(game, o, evaluator=None) -> Level:
 
 
 def _param(name: str, values, default, doc: str = "") -> Param:
-    """A tunable setting over `values`, its continuous range theirs, its default the setting built."""
+    """A tunable setting over `values`, its continuous range theirs, its default the setting built; a setting the
+    spec built off those values is taken into them, so that the strategies may try what the developer asked."""
+    if math.isfinite(default) and not any(math.isclose(v, default) for v in values):
+        values = tuple(sorted((*values, float(default))))
     finite = [v for v in values if math.isfinite(v)]
     return Param(name, tuple(values), min(finite), max(finite), default, doc)
 
