@@ -1,6 +1,8 @@
 """Games from outside the package (games.outside): a plain-Python game and pyspiel games played through our
 compiled kernels, checked against known counts and solved positions; bad ones refused in one line."""
 
+import json
+
 import numpy as np
 import pytest
 
@@ -134,3 +136,18 @@ def test_agents_a_game_from_outside_cannot_feed_refuse_it_in_one_line(spec, mess
     game = OutsideGame("nim-agents", Nim())
     with pytest.raises(ValueError, match=message):
         make_agent(game, spec, seed=0)
+
+
+@pytest.mark.openspiel
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "name", ["tic_tac_toe", "hex(board_size=5)", "connect_four", "breakthrough(rows=6,columns=6)", "checkers"]
+)
+def test_our_agents_play_pyspiel_games_through_the_arena(name, capsys):
+    pytest.importorskip("pyspiel", reason="open_spiel is not installed (pip install -e '.[test]')")
+    from tuner.cli import main
+
+    argv = ["arena", f"openspiel:{name}", "mcts:simulations=10", "random", "--games", "2", "--json"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["total"]["games"] == 2 and out["a_first"]["games"] == out["a_second"]["games"] == 1

@@ -34,6 +34,23 @@ def positive(text: str) -> int:
     return value
 
 
+def game_name(text: str) -> str:
+    """argparse type: a game `games.load` accepts (ours, another package's, or `openspiel:NAME`), else one line."""
+    import games
+
+    try:
+        games.load(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
+def game_help() -> str:
+    import games
+
+    return f"one of {', '.join(games.names())}, or openspiel:NAME (a pyspiel game: its own rules, slower)"
+
+
 def count(n: int, noun: str) -> str:
     """`n noun`, plural unless n is 1: "1 game", "3 games"."""
     return f"{n} {noun}{'' if n == 1 else 's'}"

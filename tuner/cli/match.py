@@ -5,7 +5,7 @@ import json
 import sys
 
 import games
-from tuner.cli.common import CommandError, check_specs, count, positive, progress
+from tuner.cli.common import CommandError, check_specs, count, game_help, game_name, positive, progress
 
 
 def _demo(args) -> int:
@@ -152,7 +152,7 @@ def add_commands(sub) -> None:
         epilog="example:\n  sparring demo --game othello --agent 'ap:simulations=2000' --seed 1",
         formatter_class=raw,
     )
-    demo.add_argument("--game", default="connect4", choices=games.names(), help="which game (default: connect4)")
+    demo.add_argument("--game", default="connect4", type=game_name, help=f"{game_help()} (default: connect4)")
     demo.add_argument("--agent", default="mcts1", metavar="SPEC", help="the agent facing random (default: mcts1)")
     demo.add_argument("--seed", type=int, default=0, help="random seed; the same seed replays the same game (0)")
     demo.set_defaults(run=_demo)
@@ -167,7 +167,7 @@ def add_commands(sub) -> None:
         + agents_help,
         formatter_class=raw,
     )
-    arena.add_argument("game", choices=games.names(), metavar="GAME", help=f"one of {', '.join(games.names())}")
+    arena.add_argument("game", type=game_name, metavar="GAME", help=game_help())
     arena.add_argument("spec_a", metavar="SPEC_A", help="agent A")
     arena.add_argument("spec_b", metavar="SPEC_B", help="agent B")
     _add_match_options(arena)
@@ -184,7 +184,7 @@ def add_commands(sub) -> None:
         " --anchor random=979.5\n\n" + agents_help,
         formatter_class=raw,
     )
-    tournament.add_argument("game", choices=games.names(), metavar="GAME", help=f"one of {', '.join(games.names())}")
+    tournament.add_argument("game", type=game_name, metavar="GAME", help=game_help())
     tournament.add_argument("specs", nargs="+", metavar="SPEC", help="the agents (at least two)")
     _add_match_options(tournament)
     tournament.add_argument(
