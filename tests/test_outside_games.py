@@ -2,6 +2,11 @@
 compiled kernels, checked against known counts and solved positions; bad ones refused in one line."""
 
 import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,58 +17,9 @@ from games.outside import OutsideGame
 from games.rng import make_rng
 from tuner.agents import make_agent
 
-
-class Nim:
-    """Normal-play Nim in plain Python with OpenSpiel's names: take any number from one heap; who takes the
-    last object wins. Action heap * 8 + (taken - 1)."""
-
-    def __init__(self, heaps=(3, 4, 5)):
-        self.heaps = tuple(heaps)
-
-    def new_initial_state(self):
-        return NimState(list(self.heaps))
-
-    def num_distinct_actions(self):
-        return 8 * len(self.heaps)
-
-    def max_game_length(self):
-        return sum(self.heaps)
-
-    def num_players(self):
-        return 2
-
-
-class NimState:
-    def __init__(self, heaps, player=0):
-        self.heaps, self.player = heaps, player
-
-    def current_player(self):
-        return -4 if self.is_terminal() else self.player
-
-    def legal_actions(self):
-        return [h * 8 + k for h, n in enumerate(self.heaps) for k in range(n)]
-
-    def apply_action(self, action):
-        self.heaps[action // 8] -= action % 8 + 1
-        self.player = 1 - self.player
-
-    def clone(self):
-        return NimState(list(self.heaps), self.player)
-
-    def is_terminal(self):
-        return sum(self.heaps) == 0
-
-    def returns(self):
-        if not self.is_terminal():
-            return [0.0, 0.0]
-        winner = 1 - self.player  # the player who took the last object
-        return [1.0, -1.0] if winner == 0 else [-1.0, 1.0]
-
-    def action_to_string(self, player, action):
-        return f"take {action % 8 + 1} from heap {action // 8}"
-
-    def __str__(self):
-        return " ".join(map(str, self.heaps))
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "nim"
+sys.path.insert(0, str(EXAMPLE))  # the example package's module, as a test's plain-Python game
+from sparring_nim import Nim  # noqa: E402
 
 
 def test_a_plain_python_game_plays_by_its_own_rules():
@@ -151,3 +107,19 @@ def test_our_agents_play_pyspiel_games_through_the_arena(name, capsys):
     assert main(argv) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["total"]["games"] == 2 and out["a_first"]["games"] == out["a_second"]["games"] == 1
+
+
+@pytest.mark.slow
+def test_a_game_another_package_registers_is_loaded_by_name_and_plays_in_the_arena(tmp_path):
+    """examples/nim installed (pip, into a folder put on the path) registers `nim` through the entry point group
+    sparring.games: the command line finds it by name and MCTS beats random at it."""
+    pytest.importorskip("setuptools", reason="building the example package needs setuptools")
+    source, site = tmp_path / "nim", tmp_path / "site"  # built from a copy: the build writes beside its sources
+    shutil.copytree(EXAMPLE, source, ignore=shutil.ignore_patterns("__pycache__"))
+    pip = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--target", str(site)]
+    subprocess.run([*pip, str(source)], check=True, capture_output=True)
+    env = {**os.environ, "PYTHONPATH": str(site), "OMP_NUM_THREADS": "1"}
+    argv = ["arena", "nim", "mcts:simulations=200", "random", "--games", "4", "--json"]
+    proc = subprocess.run([sys.executable, "-m", "tuner.cli", *argv], capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert json.loads(proc.stdout)["total"]["wins"] >= 3
