@@ -123,3 +123,19 @@ def test_a_game_another_package_registers_is_loaded_by_name_and_plays_in_the_are
     proc = subprocess.run([sys.executable, "-m", "tuner.cli", *argv], capture_output=True, text=True, env=env)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert json.loads(proc.stdout)["total"]["wins"] >= 3
+
+
+@pytest.mark.openspiel
+@pytest.mark.slow
+def test_a_study_tunes_an_agent_on_a_pyspiel_game_and_refuses_one_sparring_cannot_play(make_study):
+    pytest.importorskip("pyspiel", reason="open_spiel is not installed (pip install -e '.[test]')")
+    from tuner.study.runner import run, status
+    from tuner.study.spec import StudyError, StudySpec
+
+    folder = make_study("ttt", strategy="ntbea", **{'game = "connect4"': 'game = "openspiel:tic_tac_toe"'})
+    run(folder, progress=False)
+    assert status(folder)["trials"]["complete"] == 4
+    poker = make_study("poker", **{'game = "connect4"': 'game = "openspiel:kuhn_poker"'})
+    with pytest.raises(StudyError, match="study.toml: game 'openspiel:kuhn_poker' is not sequential") as error:
+        StudySpec.load(poker)
+    assert "\n" not in str(error.value)

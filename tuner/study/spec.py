@@ -51,7 +51,7 @@ def _check_keys(table: dict, known: dict, where: str) -> None:
 
 # Top-level keys: what each means (the template comments repeat these)
 KEYS = {
-    "game": "the game: " + ", ".join(games.names()),
+    "game": "the game: breakthrough, connect4, othello, othello6, another package's, or openspiel:NAME (slower)",
     "agent": "the agent under tuning, a spec with a {placeholder} for each tuned parameter",
     "opponents": "list of opponent specs",
     "objective": ", ".join(list(OBJECTIVES)[:-1]) + " or " + list(OBJECTIVES)[-1],
@@ -115,9 +115,13 @@ class StudySpec:
             fix = "`sparring study new` writes a complete example"
             raise StudyError(f"study.toml: missing {', '.join(missing)}; {fix}")
         game = _string(raw, "game")
-        if game not in games.names():
+        if game not in games.names() and not game.startswith(games.OPENSPIEL):
             known = games.names()
             raise StudyError(f"game {game!r} is unknown{_suggest(game, known)}; known: {', '.join(known)}")
+        try:
+            games.load(game)  # a game from OpenSpiel may still not be one sparring plays
+        except ValueError as error:
+            raise StudyError(f"study.toml: {error}") from None
         space, continuous, integer = _space(raw["space"])
         strategy, settings = _strategy(raw["strategy"])
         per_seat = _positive(raw, "games", 10)
