@@ -42,7 +42,7 @@ _LOCK = threading.Lock()
 
 def _source(s):
     """The source game's state for state array `s` (cached)."""
-    return _GAMES[int(s[ID])].position(s[MOVES : MOVES + int(s[LENGTH])].tolist())
+    return _GAMES[int(s[ID])].source_state(s)
 
 
 def _legal(s, out) -> int:
@@ -181,7 +181,7 @@ class OutsideGame(Game):
         known = len(key)
         while known > 0 and key[:known] not in self._cache:
             known -= 1
-        state = self._cache.get(key[:known]) if known else self._cache.get(())
+        state = self._cache.get(key[:known])
         if state is None:
             state = self.source.new_initial_state()
             self._cache[()] = state
