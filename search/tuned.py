@@ -36,10 +36,12 @@ person win 60%).
 
 Forgetting (`forget`, in (0, 1]): after each game it played, every reward a seat learnt so far weighs
 `forget` times as much (Strategy.forget), so the tuner follows a person who improves.
-State: what each seat's strategy was asked and told (its events), replayed into fresh strategies on load,
-so every strategy (CMA-ES included) saves and restores alike; with the settings in force put back into the
-inner adjuster, whose own state may not hold them. A saved state that does not replay exactly, or does not
-match its digest, is refused whole.
+State: what each seat's strategy learnt (`Strategy.state_dict`: its statistics and stream, of a size set by
+its space, not by the games played), the setting each seat asked last, and the inner adjuster's own; the
+settings in force are put back into the inner adjuster, whose own state may not hold them. A saved state that
+does not match its digest or does not fit is refused whole. Version 4 kept each strategy as the log of what
+it was asked and told (growing without bound, and refused after any change to a strategy's code): it is
+replayed once on load and saved as version 5 from then on.
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ import numpy as np
 
 from search.strength import StrengthAdjuster, _check_fields
 
-VERSION = 4  # of state_dict's layout (3: rewarded one step toward the aim; 2: lost the setting in force once told)
+VERSION = 5  # of state_dict's layout (4: each strategy as a replay log; 3: rewarded one step toward the aim)
 STEP = 0.05  # a move's miss of this size earns 1 - tanh(1): moves change an expected score by hundredths to tenths
 PULL = 0.2  # the share of its distance to the aim that a fair setting's move closes
 
@@ -68,6 +70,10 @@ class Tuner(Protocol):
     def values(self, x) -> list[float]: ...
 
     def forget(self, factor: float) -> None: ...
+
+    def state_dict(self) -> dict: ...
+
+    def load_state_dict(self, state: dict) -> None: ...
 
 
 def miss(score: float, after: float, aim: float) -> float:
@@ -87,7 +93,7 @@ def round_reward(first: float, second: float, scale: float) -> float:
 
 class TunedAdjuster(StrengthAdjuster):
     """`inner`'s settings `names` (keys of its TUNABLE) chosen by a strategy per seat, `make_tuner(seed)` seeded
-    `seeds[seat]` (a loaded state brings its own seeds).
+    `seeds[seat]` (a loaded state brings what they learnt).
 
     target: the opponent's score to aim at (the agent aims at 1 - target); per: "move" (a setting per
     search) or "game" (one per game); forget: what the rewards learnt so far weigh after each game.
@@ -123,9 +129,8 @@ class TunedAdjuster(StrengthAdjuster):
 
     def reset(self):
         self.inner.reset()
-        self.seeds = list(self.start_seeds)
-        self.tuners = [self.make_tuner(seed) for seed in self.seeds]
-        self.events: list[list] = [[], []]  # per seat: an ask's point (a list), a tell's reward, None: forget
+        self.tuners = [self.make_tuner(seed) for seed in self.start_seeds]
+        self.last: list[np.ndarray | None] = [None, None]  # per seat: the setting it asked last, told or not
         self.first: list[float | None] = [None, None]  # per seat: the first game's miss of its round (per game)
         self.asked: list[np.ndarray | None] = [None, None]  # per seat: the setting in force, not yet told
         self.in_force: int | None = None  # the seat whose last ask the inner adjuster holds (None: its defaults)
@@ -174,7 +179,6 @@ class TunedAdjuster(StrengthAdjuster):
             self._judge(player, score)  # its last move: to the result
         if self.factor < 1.0:
             self.tuners[player].forget(self.factor)
-            self.events[player].append(None)
 
     def observe(self, state, action):
         self.inner.observe(state, action)
@@ -192,8 +196,7 @@ class TunedAdjuster(StrengthAdjuster):
 
     def _ask(self, seat: int) -> None:
         x = self.tuners[seat].ask()
-        self.asked[seat], self.in_force = x, seat
-        self.events[seat].append(x.tolist())
+        self.asked[seat], self.last[seat], self.in_force = x, x, seat
         self.inner.retune(dict(zip(self.names, self.tuners[seat].values(x))))
 
     def _restore(self, seat: int) -> None:
@@ -201,9 +204,8 @@ class TunedAdjuster(StrengthAdjuster):
         if it never asked while the other seat's is in force, a first one of its own now."""
         if self.in_force == seat:
             return
-        asks = [e for e in self.events[seat] if isinstance(e, list)]
-        if asks:
-            self.inner.retune(dict(zip(self.names, self.tuners[seat].values(np.array(asks[-1])))))
+        if self.last[seat] is not None:
+            self.inner.retune(dict(zip(self.names, self.tuners[seat].values(self.last[seat]))))
             self.in_force = seat
         elif self.in_force is not None:
             self._ask(seat)
@@ -225,19 +227,18 @@ class TunedAdjuster(StrengthAdjuster):
 
     def _tell(self, seat: int, reward: float) -> None:
         self.tuners[seat].tell(self.asked[seat], reward)
-        self.events[seat].append(reward)
         self.asked[seat] = None
 
-    # --- state ------------------------------------------------------------------------------------
+    # --- state ---------------------------------------------------------------------------------------
 
     def state_dict(self):
         state = {
             "kind": type(self).__name__,
             "version": VERSION,
             "tuned": list(self.names),
-            "seeds": list(self.seeds),
             "inner": self.inner.state_dict(),
-            "events": [list(e) for e in self.events],
+            "tuners": [tuner.state_dict() for tuner in self.tuners],
+            "last": [None if x is None else x.tolist() for x in self.last],
             "asked": [None if x is None else x.tolist() for x in self.asked],
             "judged": list(self.judged),
             "played": list(self.played),
@@ -247,49 +248,87 @@ class TunedAdjuster(StrengthAdjuster):
         return {**state, "digest": _digest(state)}
 
     def load_state_dict(self, state):
-        fields = ("version", "tuned", "seeds", "inner", "events", "asked", "judged", "played", "first", "in_force")
-        fields += ("digest",)
-        _check_fields(state, type(self).__name__, fields)
-        if state["digest"] != _digest({k: v for k, v in state.items() if k != "digest"}):
-            raise ValueError("the saved tuner does not match its digest: damaged, or edited by hand")
-        if state["version"] != VERSION or state["tuned"] != list(self.names):
-            raise ValueError(
-                f"the saved tuner is version {state['version']} tuning {state['tuned']}, "
-                f"not version {VERSION} tuning {list(self.names)}"
-            )
-        for name in fields[2:-2]:
-            if name != "inner" and not (isinstance(state[name], list) and len(state[name]) == 2):
+        if isinstance(state, dict) and state.get("version") == 4:
+            state = self._from_version_4(state)
+        fields = ("version", "tuned", "inner", "tuners", "last", "asked", "judged", "played", "first", "in_force")
+        _check(state, fields, self.names)
+        for name in fields[3:-1]:
+            if not (isinstance(state[name], list) and len(state[name]) == 2):
                 raise ValueError(f"a saved tuner's {name} are a pair, one per seat, got {state[name]!r}")
-        seeds, events, judged, played, first = (state[k] for k in ("seeds", "events", "judged", "played", "first"))
-        if not all(isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0 for seed in seeds):
-            raise ValueError(f"a saved tuner's seeds are whole numbers, got {seeds!r}")
+        last, asked, judged, played, first = (state[k] for k in ("last", "asked", "judged", "played", "first"))
         if not all(v is None or _score(v) for v in judged) or not all(isinstance(p, bool) for p in played):
             raise ValueError(
                 f"a saved tuner's judged values are scores or null and played flags, got {judged!r}, {played!r}"
             )
         if not all(v is None or abs(_number(v)) <= 1.0 for v in first):
             raise ValueError(f"a saved tuner's first misses are numbers in [-1, 1] or null, got {first!r}")
-        tuners = [self._replay(seat, seeds[seat], events[seat]) for seat in (0, 1)]
-        asked = [self._outstanding(events[seat], state["asked"][seat]) for seat in (0, 1)]
+        if any(asked[seat] is not None and asked[seat] != last[seat] for seat in (0, 1)):
+            raise ValueError("a saved tuner's asked setting is not its seat's last one")
         if any(first[seat] is not None and asked[seat] is None for seat in (0, 1)):
             raise ValueError("a saved tuner has a round's first miss but no setting asked for it")
         in_force = state["in_force"]
-        asks = [[e for e in events[seat] if isinstance(e, list)] for seat in (0, 1)]
-        if in_force is not None and not (in_force in (0, 1) and not isinstance(in_force, bool) and asks[in_force]):
+        if in_force is not None and not (in_force in (0, 1) and not isinstance(in_force, bool) and last[in_force]):
             raise ValueError(f"a saved tuner's setting in force is a seat that asked one, or null, got {in_force!r}")
+        tuners = [self.make_tuner(seed) for seed in self.start_seeds]
+        for tuner, saved in zip(tuners, state["tuners"]):
+            tuner.load_state_dict(saved)
+        points = [
+            [None if x is None else self._point(tuners[seat], x) for x in (last[seat], asked[seat])] for seat in (0, 1)
+        ]
         self.inner.load_state_dict(state["inner"])  # the last check: refused, it leaves the inner adjuster as it was
-        self.tuners, self.events, self.seeds = tuners, [list(e) for e in events], list(seeds)
-        self.asked, self.judged, self.played = asked, [None if v is None else float(v) for v in judged], list(played)
+        self.tuners = tuners
+        self.last, self.asked = [p[0] for p in points], [p[1] for p in points]
+        self.judged, self.played = [None if v is None else float(v) for v in judged], list(played)
         self.first = [None if v is None else float(v) for v in first]
         self.in_force = in_force
         if in_force is not None:  # the settings in force, which the inner adjuster's own state may not hold
-            self.inner.retune(dict(zip(self.names, tuners[in_force].values(np.array(asks[in_force][-1])))))
+            self.inner.retune(dict(zip(self.names, tuners[in_force].values(self.last[in_force]))))
 
-    def _replay(self, seat: int, seed: int, events) -> Tuner:
-        """The seat's strategy as it stood after `events`, replayed into a fresh one seeded `seed`; ValueError in
-        one line if they do not replay exactly (another version's, or damaged)."""
-        if seed == self.seeds[seat] and events == self.events[seat]:
-            return self.tuners[seat]  # as it stands (a profile loaded again between games)
+    def _point(self, tuner: Tuner, x) -> np.ndarray:
+        """A saved point of `tuner`'s space as an array: value indices (compiled strategies) or a point of
+        [0, 1]^d (CMA-ES); ValueError in one line if it is neither."""
+        indices = isinstance(x, list) and all(isinstance(v, int) and not isinstance(v, bool) for v in x)
+        unit = isinstance(x, list) and all(0.0 <= _number(v) <= 1.0 for v in x)
+        try:
+            if not (indices or unit) or len(x) != len(self.names) or min(x) < 0:
+                raise ValueError
+            point = np.array(x, dtype=np.int64 if indices else np.float64)
+            tuner.values(point)
+        except (TypeError, ValueError, IndexError):
+            raise ValueError(f"a saved tuner's setting {x!r} is not a point of its space") from None
+        return point
+
+    def _from_version_4(self, state: dict) -> dict:
+        """A version-4 state (each seat's strategy as the log of what it was asked and told, seeded) as version 5:
+        replayed once into fresh strategies, which then save what they learnt; ValueError if it does not replay."""
+        fields = ("version", "tuned", "seeds", "inner", "events", "asked", "judged", "played", "first", "in_force")
+        _check(state, fields, self.names, version=4)
+        seeds, events = state["seeds"], state["events"]
+        if not (isinstance(seeds, list) and len(seeds) == 2 and isinstance(events, list) and len(events) == 2):
+            raise ValueError(f"a saved tuner's seeds and events are pairs, got {seeds!r}")
+        if not all(isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0 for seed in seeds):
+            raise ValueError(f"a saved tuner's seeds are whole numbers, got {seeds!r}")
+        tuners = [self._replay(seed, log) for seed, log in zip(seeds, events)]
+        last = [next((e for e in reversed(log) if isinstance(e, list)), None) for log in events]
+        for seat in (0, 1):
+            open_ask = events[seat][-1] if events[seat] and isinstance(events[seat][-1], list) else None
+            if state["asked"][seat] != open_ask:
+                raise ValueError("a saved tuner's asked setting does not match its events")
+        kept = {k: state[k] for k in ("inner", "asked", "judged", "played", "first", "in_force")}
+        tuners = [t.state_dict() for t in tuners]
+        state = {
+            "kind": type(self).__name__,
+            "version": VERSION,
+            "tuned": state["tuned"],
+            "tuners": tuners,
+            "last": last,
+        }
+        state.update(kept)
+        return {**state, "digest": _digest(state)}
+
+    def _replay(self, seed: int, events) -> Tuner:
+        """A strategy seeded `seed` after the version-4 log `events` (an ask's point, a reward, None: forgotten);
+        ValueError in one line if they do not replay exactly (another version's, or damaged)."""
         if not isinstance(events, list):
             raise ValueError("a saved tuner's events are a list")
         tuner, asked = self.make_tuner(seed), None
@@ -309,13 +348,17 @@ class TunedAdjuster(StrengthAdjuster):
                 raise ValueError(f"a saved tuner's event is a point, a reward in [0, 1] or null, got {event!r}")
         return tuner
 
-    @staticmethod
-    def _outstanding(events, asked):
-        """The setting asked and not yet told, as the events end; ValueError if `asked` says otherwise."""
-        open_ask = events[-1] if events and isinstance(events[-1], list) else None
-        if asked != open_ask:
-            raise ValueError("a saved tuner's asked setting does not match its events")
-        return None if open_ask is None else np.array(open_ask)
+
+def _check(state, fields: tuple[str, ...], names: tuple[str, ...], version: int = VERSION) -> None:
+    """A saved tuner's version and tuned keys, fields and digest; ValueError in one line naming the first wrong."""
+    if isinstance(state, dict) and (state.get("version") != version or state.get("tuned") != list(names)):
+        raise ValueError(
+            f"the saved tuner is version {state.get('version')} tuning {state.get('tuned')}, "
+            f"not version {VERSION} tuning {list(names)}: start its tuning afresh"
+        )
+    _check_fields(state, "TunedAdjuster", fields + ("digest",))
+    if state["digest"] != _digest({k: v for k, v in state.items() if k != "digest"}):
+        raise ValueError("the saved tuner does not match its digest: damaged, or edited by hand")
 
 
 def _digest(state: dict) -> str:

@@ -4,7 +4,9 @@ telling, forgetting, a tuner that finds a known balance point, its state through
 import json
 import math
 import re
+import shlex
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -41,6 +43,32 @@ class Recorder:
 
     def forget(self, factor):
         self.forgets.append(factor)
+
+    def state_dict(self):
+        return {"asks": self.asks, "tells": [[list(x), r] for x, r in self.tells], "forgets": self.forgets}
+
+    def load_state_dict(self, state):
+        self.asks, self.forgets = state["asks"], list(state["forgets"])
+        self.tells = [(tuple(x), r) for x, r in state["tells"]]
+
+
+class Spy:
+    """A strategy's asks and tells, recorded on their way to it."""
+
+    def __init__(self, strategy):
+        self.strategy, self.asked, self.told = strategy, [], []
+
+    def ask(self):
+        x = self.strategy.ask()
+        self.asked.append(x.tolist())
+        return x
+
+    def tell(self, x, reward):
+        self.told.append(reward)
+        self.strategy.tell(x, reward)
+
+    def __getattr__(self, name):
+        return getattr(self.strategy, name)
 
 
 @dataclass
@@ -235,6 +263,9 @@ def test_a_tuned_agent_tells_only_its_own_seats_tuner_and_each_agent_its_own():
     state = C4.new_initial_state()
     a.new_game(seed=0, seat=0)
     b.new_game(seed=0, seat=1)
+    assert a.adjuster.tuners[0] is not a.adjuster.tuners[1]
+    for agent in (a, b):
+        agent.adjuster.tuners = [Spy(t) for t in agent.adjuster.tuners]
     while not state.is_terminal():
         agent = (a, b)[state.current_player()]
         action = agent.select_action(state)
@@ -245,15 +276,13 @@ def test_a_tuned_agent_tells_only_its_own_seats_tuner_and_each_agent_its_own():
     last = [a.adjuster.judged[0], b.adjuster.judged[1]]  # each seat's expected score before its last move
     a.game_over(state.returns())
     b.game_over(state.returns())
-    assert a.adjuster.events[1] == [] and b.adjuster.events[0] == []
+    assert a.adjuster.tuners[1].asked == [] and b.adjuster.tuners[0].asked == []
     moves = [len(state.history()[p::2]) for p in (0, 1)]
     for agent, seat in ((a, 0), (b, 1)):
-        events = agent.adjuster.events[seat]
-        assert sum(isinstance(e, list) for e in events) == moves[seat]  # one ask per move
-        assert sum(isinstance(e, float) for e in events) == moves[seat]  # each told, the last at the game's end
+        spy = agent.adjuster.tuners[seat]
+        assert len(spy.asked) == len(spy.told) == moves[seat]  # one ask per move, each told, the last at the end
         result = (1 + state.returns()[seat]) / 2  # the seat's own
-        assert events[-1] == pytest.approx(move_reward(miss(last[seat], result, 0.5)))
-        assert agent.adjuster.tuners[0] is not agent.adjuster.tuners[1]
+        assert spy.told[-1] == pytest.approx(move_reward(miss(last[seat], result, 0.5)))
 
 
 def given_up(z: float) -> float:
@@ -292,10 +321,10 @@ def test_a_strategy_finds_the_fair_level_and_holds_the_score_at_the_aim(kind, ga
 
 
 def test_the_state_round_trips_as_json_and_a_damaged_one_is_refused_whole():
-    """Two games and half a third (an ask open), forgetting after each: the state replays into a fresh agent, which
+    """Two games and half a third (an ask open), forgetting after each: the state loads into a fresh agent, which
     asks next what the first would; each damage is refused in one line, naming it, and changes nothing (each is
-    re-digested, so that the check behind the digest is the one tried; a reward changed within [0, 1], which
-    replays as well as the true one, is caught by the digest alone)."""
+    re-digested, so that the check behind the digest is the one tried; a point changed for another point of the
+    space, which fits as well as the true one, is caught by the digest alone)."""
     spec = "mcts:simulations=8,dsa=both,dda_tuner=ntbea,dda_forget=0.8"
     a = make_agent(C4, spec, seed=5)
     opponent = make_agent(C4, "random", seed=6)
@@ -310,24 +339,26 @@ def test_the_state_round_trips_as_json_and_a_damaged_one_is_refused_whole():
         if game < 2:
             a.game_over(state.returns())
     saved = json.loads(json.dumps(a.adjuster.state_dict()))
-    assert None in saved["events"][0] and saved["asked"][0] is not None  # forgotten, and an ask open
+    assert saved["asked"][0] is not None and saved["last"][1] is not None  # an ask open, the other seat's told
     b = make_agent(C4, spec, seed=5)
     b.adjuster.load_state_dict(saved)
     assert b.adjuster.state_dict() == saved
     assert b.adjuster.inner.intra.eps == a.adjuster.inner.intra.eps  # the open setting is in force again
     for seat in (0, 1):
-        assert b.adjuster.tuners[seat].ask().tolist() == a.adjuster.tuners[seat].ask().tolist()
+        for reward in (0.9, 0.2, 0.6):
+            x = a.adjuster.tuners[seat].ask()
+            assert b.adjuster.tuners[seat].ask().tolist() == x.tolist()
+            a.adjuster.tuners[seat].tell(x, reward), b.adjuster.tuners[seat].tell(x, reward)
 
     fresh = make_agent(C4, spec, seed=5)
     before, tuners = fresh.adjuster.state_dict(), fresh.adjuster.tuners
     damaged = [
-        ("does not replay", lambda s: s["events"][0].__setitem__(2, [9, 9])),  # an ask it would not make
-        ("a reward in [0, 1]", lambda s: s["events"][1].__setitem__(1, 1.5)),
-        ("asked setting does not match", lambda s: s["asked"].__setitem__(0, None)),
+        ("total is a int64", lambda s: s["tuners"][0]["scalars"].__setitem__("total", "x")),  # a strategy's own
+        ("not a point of its space", lambda s: s["last"].__setitem__(1, [99])),
+        ("asked setting is not its seat's last", lambda s: s["asked"].__setitem__(0, [0])),
         ("z", lambda s: s["inner"]["inter"].__setitem__("z", "x")),  # the adjuster's own part
         ("version 99", lambda s: s.__setitem__("version", 99)),
         ("tuning ['dz']", lambda s: s.__setitem__("tuned", ["dz"])),
-        ("seeds are whole numbers", lambda s: s.__setitem__("seeds", [1.5, 2])),
         ("judged values", lambda s: s.__setitem__("judged", [2.0, None])),
         ("played flags", lambda s: s.__setitem__("played", [1, 0])),
         ("first misses", lambda s: s.__setitem__("first", [1.5, None])),
@@ -343,10 +374,36 @@ def test_the_state_round_trips_as_json_and_a_damaged_one_is_refused_whole():
         assert "\n" not in str(error.value)
         assert fresh.adjuster.state_dict() == before and fresh.adjuster.tuners is tuners
     state = json.loads(json.dumps(saved))
-    told = next(i for i, e in enumerate(state["events"][0]) if isinstance(e, float))
-    state["events"][0][told] = round(1.0 - state["events"][0][told], 6)
+    state["last"][1] = [1 - state["last"][1][0]]
     with pytest.raises(ValueError, match="does not match its digest"):
         fresh.adjuster.load_state_dict(state)
+
+
+def test_a_version_4_state_is_replayed_once_and_goes_on_as_the_version_4_code_did():
+    """tests/data/tuned_v4.json was saved by the version-4 code (each strategy a log of its asks and tells) with
+    the asks its strategies made next under fixed rewards: loaded now, the strategies make the same asks, the
+    setting in force is the same, and it saves as the current version; a damaged log is refused in one line."""
+    data = json.loads((Path(__file__).parent / "data" / "tuned_v4.json").read_text())
+    agent = make_agent(C4, data["spec"], seed=0)
+    agent.adjuster.load_state_dict(data["state"])
+    assert agent.adjuster.inner.z == data["z_in_force"]
+    assert agent.adjuster.state_dict()["version"] == 5
+    for seat in (0, 1):
+        tuner = agent.adjuster.tuners[seat]
+        if data["state"]["asked"][seat] is not None:
+            tuner.tell(agent.adjuster.asked[seat], data["open_told"])
+        asks = []
+        for reward in data["rewards"]:
+            x = tuner.ask()
+            asks.append(x.tolist())
+            tuner.tell(x, reward)
+        assert asks == data["next_asks"][seat]
+    damaged = json.loads(json.dumps(data["state"]))
+    first_ask = next(i for i, e in enumerate(damaged["events"][0]) if isinstance(e, list))
+    damaged["events"][0][first_ask] = [0, 0] if damaged["events"][0][first_ask] != [0, 0] else [1, 1]
+    damaged["digest"] = _digest({k: v for k, v in damaged.items() if k != "digest"})
+    with pytest.raises(ValueError, match="does not replay"):
+        make_agent(C4, data["spec"], seed=0).adjuster.load_state_dict(damaged)
 
 
 def test_a_state_saved_between_games_puts_the_last_setting_asked_back_in_force():
@@ -427,14 +484,14 @@ def _play_out(bot):
 
 def test_the_tuner_lasts_in_a_profile_and_a_damaged_one_is_refused(tmp_path):
     from tuner.play.opponent import Opponent
-    from tuner.play.profiles import ProfileError
+    from tuner.play.profiles import ProfileError, Profiles
 
     path, spec = tmp_path / "p.sqlite", "mcts:simulations=8,dsa=fixed,dda_tuner=ntbea"
     first = Opponent("connect4", spec, profile="ada", profiles=path, seed=0)
     _play_out(first)
     _play_out(first)
     saved = first.adjuster.state_dict()
-    assert sum(isinstance(e, list) for e in saved["events"][1]) >= 2  # it moved second in both games
+    assert saved["tuners"][1]["scalars"]["total"] >= 2  # it moved second in both games, each move told
     again = Opponent("connect4", spec, profile="ada", profiles=path, seed=1)
     assert again.adjuster.state_dict() == saved
     assert again.adjuster.tuners[1].ask().tolist() == first.adjuster.tuners[1].ask().tolist()
@@ -442,12 +499,26 @@ def test_the_tuner_lasts_in_a_profile_and_a_damaged_one_is_refused(tmp_path):
     import sqlite3
 
     damaged = json.loads(json.dumps(saved))
-    damaged["events"][1][0] = [99]
+    damaged["last"][1] = [99]
     damaged["digest"] = _digest({k: v for k, v in damaged.items() if k != "digest"})
     with sqlite3.connect(path) as db:
         db.execute("UPDATE profiles SET state = ?", (json.dumps(damaged),))
-    with pytest.raises(ProfileError, match="does not fit this opponent: the saved tuner does not replay"):
+    other = Opponent("connect4", "mcts:simulations=8,dsa=inter", profile="ada", profiles=path, seed=0)
+    other.new_game()  # another of ada's profiles, which the remedy must leave alone
+    while not other.over:
+        other.move(other.state.legal_actions()[0])
+        if not other.over:
+            other.reply()
+    with pytest.raises(ProfileError, match=r"does not fit this opponent: a saved tuner's setting \[99\] is not a"):
         Opponent("connect4", spec, profile="ada", profiles=path)
+    with pytest.raises(ProfileError) as error:
+        Opponent("connect4", spec, profile="ada", profiles=path)
+    from tuner.cli import main
+
+    command = str(error.value).split("to start it afresh: sparring ")[1]
+    assert main([*shlex.split(command), "--yes"]) == 0
+    assert [p.spec for p in Profiles(path).list()] == ["mcts:dsa=inter,simulations=8"]
+    assert Opponent("connect4", spec, profile="ada", profiles=path).record.games == 0
 
 
 def test_the_tuned_grids_are_tables_a2_to_a4():

@@ -15,15 +15,28 @@ pycma is Python, so a search evaluates a whole generation per compiled call (DES
 
 from __future__ import annotations
 
+import pickle
+
 import cma
 import numpy as np
 
 from tuner.strategies._settings import check_reward
 from tuner.strategies._space import Space
+from tuner.strategies._strategy import deflate, inflate
 
 # Every pycma stopping rule that looks at fitness values, switched off (the best parameters may
 # change during a game, so the search keeps exploring)
 _NO_FITNESS_STOPS = {"tolfun": 0, "tolfunhist": 0, "tolfunrel": 0, "tolflatfitness": np.inf, "tolstagnation": np.inf}
+
+
+class _Normal:
+    """pycma's source of normal variates: our seeded generator (never numpy's global one), and picklable."""
+
+    def __init__(self, generator: np.random.Generator):
+        self.generator = generator
+
+    def __call__(self, *shape):
+        return self.generator.standard_normal(shape)
 
 
 def clip_to_box(x) -> tuple[np.ndarray, float]:
@@ -52,7 +65,7 @@ class CMAES:
             self._random = np.random.default_rng(seed)
         options = {
             **_NO_FITNESS_STOPS,
-            "randn": lambda *shape: self._random.standard_normal(shape),  # never numpy's global generator
+            "randn": _Normal(self._random),
             "seed": np.nan,
             "verbose": -9,
             "verb_log": 0,
@@ -130,6 +143,30 @@ class CMAES:
     def recommend(self) -> np.ndarray:
         """The point played for the rest of the game once the search is over, else the current mean."""
         return self.best.copy() if self.finished else clip_to_box(self.es.mean)[0]
+
+    def state_dict(self) -> dict:
+        """Everything learnt, as JSON: pycma's search and our stream, pickled (pycma's state has no other
+        form; its size is CMA-ES's, not the history's). A pycma too different to unpickle it is refused."""
+        learnt = {k: v for k, v in self.__dict__.items() if k != "space"}
+        return {"kind": self.kind, "sizes": self.space.sizes.tolist(), "pickle": deflate(pickle.dumps(learnt))}
+
+    def load_state_dict(self, state: dict) -> None:
+        """Put back a `state_dict()` of the same space; ValueError in one line, nothing changed, otherwise."""
+        if (
+            not isinstance(state, dict)
+            or state.get("kind") != self.kind
+            or state.get("sizes") != self.space.sizes.tolist()
+        ):
+            raise ValueError(f"the saved strategy is not CMA-ES over a space of sizes {self.space.sizes.tolist()}")
+        try:
+            learnt = pickle.loads(inflate(state.get("pickle")))
+        except Exception as error:  # whatever unpickling another pycma's objects raises
+            raise ValueError(
+                f"the saved CMA-ES does not load ({type(error).__name__}): another pycma's, or damaged"
+            ) from None
+        if not isinstance(learnt, dict) or set(learnt) != set(self.__dict__) - {"space"}:
+            raise ValueError("the saved CMA-ES holds other fields: another version's, or damaged")
+        self.__dict__.update(learnt)
 
     def report(self) -> dict:
         """What the search did so far, for people: generations, evaluations, sigma, the recommendation."""

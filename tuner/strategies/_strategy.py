@@ -8,9 +8,15 @@
 
 from __future__ import annotations
 
+import base64
+import json
+import zlib
 from typing import Protocol, runtime_checkable
 
 import numpy as np
+from numba import typeof, types
+from numba.core.extending import intrinsic
+from numba.core.typing import signature
 
 from games.jit import kernel
 from games.rng import make_rng
@@ -48,6 +54,12 @@ class AllocationStrategy(Protocol):
     def report(self) -> dict:
         """What the strategy did so far, for people."""
 
+    def state_dict(self) -> dict:
+        """Everything learnt, as JSON, of a size set by the space (not by how long it ran)."""
+
+    def load_state_dict(self, state: dict) -> None:
+        """Put back a `state_dict()`; ValueError in one line, nothing changed, if it does not fit."""
+
 
 @kernel
 def _ask(steps, st, rng, x):
@@ -67,6 +79,82 @@ def _recommend(recommend, st, x):
 @kernel
 def _total(st):
     return st.total
+
+
+def _scalar_fields(state_type) -> list[tuple[str, types.Type]]:
+    """The fields of a strategy's StructRef type that are not arrays (counters, phases, settings), in order."""
+    return [(name, t) for name, t in state_type.field_dict.items() if not isinstance(t, types.Array)]
+
+
+@intrinsic
+def _get_scalars(typingctx, st):
+    """The state's scalar fields, as a tuple (a StructRef's fields are read in compiled code only)."""
+    fields = _scalar_fields(st)
+    tuple_type = types.Tuple([t for _, t in fields])
+
+    def codegen(context, builder, sig, args):
+        values = [context.get_getattr(st, name)(context, builder, st, args[0], name) for name, _ in fields]
+        return context.make_tuple(builder, tuple_type, values)
+
+    return tuple_type(st), codegen
+
+
+@intrinsic
+def _set_scalars(typingctx, st, values):
+    """Write a tuple of `_get_scalars`'s types into the state's scalar fields."""
+    fields = _scalar_fields(st)
+    if not isinstance(values, types.BaseTuple) or len(values) != len(fields):
+        return None
+
+    def codegen(context, builder, sig, args):
+        for i, (name, t) in enumerate(fields):
+            value = context.cast(builder, builder.extract_value(args[1], i), values[i], t)
+            context.get_setattr(name, signature(types.void, st, t))(builder, (args[0], value))
+        return context.get_dummy_value()
+
+    return types.void(st, values), codegen
+
+
+@kernel
+def _scalars(st):
+    return _get_scalars(st)
+
+
+@kernel
+def _put_scalars(st, values):
+    _set_scalars(st, values)
+
+
+def pack(array: np.ndarray) -> dict:
+    """An array as JSON: dtype, shape and its bytes (little-endian, deflated, base64): exact and small."""
+    data = np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("<")).tobytes()
+    return {"dtype": array.dtype.str.lstrip("<>|="), "shape": list(array.shape), "data": deflate(data)}
+
+
+def unpack(packed, like: np.ndarray, name: str) -> np.ndarray:
+    """The array `pack` gave, which must have `like`'s dtype and shape; ValueError in one line otherwise."""
+    shape = list(like.shape)
+    if (
+        not isinstance(packed, dict)
+        or packed.get("dtype") != like.dtype.str.lstrip("<>|=")
+        or packed.get("shape") != shape
+    ):
+        raise ValueError(f"a saved strategy's {name} is not a {like.dtype} array of shape {shape}")
+    try:
+        data = inflate(packed["data"])
+        return np.frombuffer(data, dtype=like.dtype.newbyteorder("<")).reshape(like.shape).astype(like.dtype)
+    except (ValueError, TypeError, zlib.error) as error:
+        raise ValueError(f"a saved strategy's {name} does not decode: {error}") from None
+
+
+def deflate(data: bytes) -> str:
+    return base64.b64encode(zlib.compress(data)).decode("ascii")
+
+
+def inflate(text) -> bytes:
+    if not isinstance(text, str):
+        raise ValueError("its data is not text")
+    return zlib.decompress(base64.b64decode(text, validate=True))
 
 
 def check_settings(kind: str, settings: dict) -> dict:
@@ -186,10 +274,71 @@ class Strategy:
             "recommended": dict(zip(self.space.names, self.values(self.recommend()))),
         }
 
+    def state_dict(self) -> dict:
+        """Everything learnt, as JSON: the state's arrays (packed) and scalar fields, the random stream and the
+        asks answered settled. Its size is the space's, whatever the history; a strategy loaded from it answers
+        every later ask and tell as this one would."""
+        return {
+            "kind": self.kind,
+            "settings": self.settings,
+            "sizes": self.space.sizes.tolist(),
+            "rng": int(self.rng[0]),
+            "settled_asks": self.settled_asks,
+            "scalars": dict(zip((name for name, _ in _scalar_fields(typeof(self.compiled))), _scalars(self.compiled))),
+            "arrays": {name: pack(a) for name, a in self.arrays.items() if a.base is None},  # not the views
+        }
+
+    def load_state_dict(self, state: dict) -> None:
+        """Put back a `state_dict()` of this kind, settings and space; ValueError in one line, the strategy
+        unchanged, if it is another's or damaged."""
+        if not isinstance(state, dict):
+            raise ValueError(f"a saved strategy is a dict, got {type(state).__name__}")
+        mine = {
+            "kind": self.kind,
+            "settings": json.loads(json.dumps(self.settings)),
+            "sizes": self.space.sizes.tolist(),
+        }
+        for key, value in mine.items():
+            if state.get(key) != value:
+                raise ValueError(f"the saved strategy's {key} is {state.get(key)!r}, not {value!r}")
+        compiled, arrays = self.entry.make_state(self.space, self.settings)
+        fields = _scalar_fields(typeof(compiled))
+        saved_arrays, saved_scalars = state.get("arrays"), state.get("scalars")
+        wanted = [name for name, a in arrays.items() if a.base is None]
+        if not isinstance(saved_arrays, dict) or sorted(saved_arrays) != sorted(wanted):
+            raise ValueError(f"a saved {self.kind} strategy holds the arrays {sorted(wanted)}")
+        if not isinstance(saved_scalars, dict) or sorted(saved_scalars) != sorted(name for name, _ in fields):
+            raise ValueError(f"a saved {self.kind} strategy holds the fields {sorted(name for name, _ in fields)}")
+        decoded = {name: unpack(saved_arrays[name], arrays[name], name) for name in wanted}
+        scalars = tuple(_scalar(saved_scalars[name], t, name) for name, t in fields)
+        rng, settled = state.get("rng"), state.get("settled_asks")
+        if not (_whole(rng) and rng < 1 << 64 and _whole(settled)):
+            raise ValueError(f"a saved strategy's rng and settled_asks are whole numbers, got {rng!r}, {settled!r}")
+        for name, array in decoded.items():
+            arrays[name][...] = array  # in place: the compiled state holds these very arrays
+        _put_scalars(compiled, scalars)
+        self.compiled, self.arrays = compiled, arrays
+        self.rng, self.settled_asks = np.array([rng], dtype=np.uint64), settled
+
     def samples_per_value(self) -> dict[str, list[int]]:
         """How often each value of each parameter was evaluated."""
         counts = self.arrays["value_n"]
         return {p.name: counts[i, : len(p.values)].astype(int).tolist() for i, p in enumerate(self.space.params)}
+
+
+def _whole(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _scalar(value, numba_type, name: str):
+    """A saved scalar field as the Python type of its numba type (so the compiled setter sees one signature)."""
+    if isinstance(numba_type, types.Boolean) and isinstance(value, bool):
+        return value
+    if isinstance(numba_type, types.Integer) and isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(numba_type, types.Float) and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    raise ValueError(f"a saved strategy's {name} is a {numba_type}, got {value!r}")
 
 
 def make_strategy(space: Space, kind: str, seed: int, **settings) -> AllocationStrategy:
