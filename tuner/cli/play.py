@@ -102,8 +102,12 @@ def _delete(store, args) -> int:
     import sys
 
     from tuner.cli.common import CommandError
+    from tuner.play.profiles import canonical_spec
 
-    mine = [p for p in store.list() if p.name == args.name and args.game in (None, p.game)]
+    if args.spec is not None and args.game is None:
+        raise CommandError("--spec names a profile within a game: add --game")
+    spec = None if args.spec is None else canonical_spec(args.spec)
+    mine = [p for p in store.list() if p.name == args.name and args.game in (None, p.game) and spec in (None, p.spec)]
     if not mine:
         return _no_profile(args, store.path)
     if not args.yes:
@@ -117,7 +121,7 @@ def _delete(store, args) -> int:
         if answer not in ("y", "yes"):
             print("nothing deleted")
             return 0
-    deleted = store.delete(args.name, args.game)
+    deleted = store.delete(args.name, args.game, spec)
     print(f"deleted {count(deleted, 'profile')} of {args.name!r} from {store.path}")
     return 0
 
@@ -213,11 +217,13 @@ def add_commands(sub) -> None:
         help="delete a person's profiles",
         description="Delete a person's profiles (every game's, or one game's), once you say yes\n"
         "(--yes: without asking).",
-        epilog="example:\n  sparring profiles delete ada --game connect4 --yes",
+        epilog="examples:\n  sparring profiles delete ada --game connect4 --yes\n"
+        "  sparring profiles delete ada --game connect4 --spec mcts:dsa=inter --yes",
         formatter_class=RAW,
     )
     delete.add_argument("name", help="the person's profile name")
     delete.add_argument("--game", choices=games.names(), help="only this game's")
+    delete.add_argument("--spec", help="only the profile of this opponent spec (with --game)")
     delete.add_argument("--yes", action="store_true", help="delete without asking")
     for command in (listing, delete):  # after the command too; SUPPRESS keeps a PATH given before it
         command.add_argument("--profiles", metavar="PATH", default=argparse.SUPPRESS, help=where)

@@ -93,7 +93,7 @@ class Opponent:
         self._resigned = False
         self.turns: list[Turn] = []  # the opponent's moves this game
         self._undo: list[tuple[int, dict | None, int]] = []  # before each of the person's moves: plies, adjuster, turns
-        self._start_level = None  # the adjuster's state as the game started (what the profile held then)
+        self._start_games = 0  # the profile's games as this game started (more when it ends: another session's)
         self._shown: dict | None = self._preview()
 
     def _load_profile(self) -> None:
@@ -106,8 +106,7 @@ class Opponent:
         if saved.state is None and self.adjuster is not None and saved.games > 0:
             raise ProfileError(
                 f"profile {saved.name!r} ({self.game.name}, {saved.spec}) in {self.profiles.path} is "
-                f"damaged: {saved.games} game{'s' * (saved.games != 1)} but no adjuster state; delete it: "
-                f"sparring profiles delete {saved.name}"
+                f"damaged: {saved.games} game{'s' * (saved.games != 1)} but no adjuster state; {self._afresh(saved)}"
             )
         if saved.state is not None:
             if self.adjuster is None:
@@ -117,9 +116,14 @@ class Opponent:
             except ValueError as error:
                 raise ProfileError(
                     f"profile {saved.name!r} ({self.game.name}, {saved.spec}) in "
-                    f"{self.profiles.path} does not fit this opponent: {error}"
+                    f"{self.profiles.path} does not fit this opponent: {error}; {self._afresh(saved)}"
                 ) from None
         self.record = saved
+
+    def _afresh(self, saved: Profile) -> str:
+        """How to start a profile afresh: the command that deletes it and nothing else of the person's."""
+        where = f"--game {self.game.name} --spec '{saved.spec}' --profiles {self.profiles.path}"
+        return f"to start it afresh: sparring profiles delete {saved.name} {where}"
 
     # --- the game ----------------------------------------------------------------------------------
 
@@ -137,7 +141,7 @@ class Opponent:
             if state.is_terminal():
                 raise ValueError(f"the start position {list(moves)} ends the game: give an unfinished one")
         self._load_profile()
-        self._start_level = None if self.adjuster is None else self.adjuster.state_dict()
+        self._start_games = self.record.games
         self.human = 0 if human_first else 1
         self.state = self.game.new_initial_state()
         self.turns, self._undo = [], []
@@ -245,12 +249,12 @@ class Opponent:
         state = None if self.adjuster is None else self.adjuster.state_dict()
         if self.profiles is not None:
 
-            def learnt(stored: dict | None) -> dict | None:
+            def learnt(stored: Profile) -> dict | None:
                 """This game's lesson on top of the stored level: another session may have saved a game since
                 this one started, and its step is kept."""
-                if self.adjuster is None or stored is None or stored == self._start_level:
+                if self.adjuster is None or stored.state is None or stored.games == self._start_games:
                     return state
-                self.adjuster.load_state_dict(stored)
+                self.adjuster.load_state_dict(stored.state)
                 self.adjuster.game_over(returns, 1 - self.human)
                 return self.adjuster.state_dict()
 
@@ -276,7 +280,7 @@ class Opponent:
             copy.copy(self.record),
             self._shown,
             self.human,
-            self._start_level,
+            self._start_games,
             getattr(self.agent, "seat", None),
             self.agent.rng.copy(),
         )
@@ -293,7 +297,7 @@ class Opponent:
             self.record,
             self._shown,
             self.human,
-            self._start_level,
+            self._start_games,
             seat,
             rng,
         ) = snapshot

@@ -181,7 +181,7 @@ class Profiles:
     def add_game(self, profile: Profile, result: str, state, plies: int = 0) -> Profile:
         """Count a finished game (the person's result: win, draw or loss) in `profile` and store the adjuster's
         state after it, in one transaction, so that games another session added meanwhile are kept: `state`
-        is that state, or a function of the state stored now that returns it. Returns the profile as stored."""
+        is that state, or a function of the profile stored now that returns it. Returns the profile as stored."""
         if result not in RESULTS:
             raise ValueError(f"result is one of {', '.join(RESULTS)}, not {result!r}")
         key = (check_name(profile.name), profile.game, canonical_spec(profile.spec))
@@ -194,7 +194,7 @@ class Profiles:
             saved = self._profile(row, *key) if row is not None else Profile(*key, None)
             counts = [saved.wins, saved.draws, saved.losses]
             counts[RESULTS.index(result)] += 1
-            new = state(saved.state) if callable(state) else state
+            new = state(saved) if callable(state) else state
             text = None if new is None else json.dumps(new)
             db.execute("INSERT OR REPLACE INTO profiles VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (*key, text, *counts, now))
             db.execute("INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?)", (*key, now, result, plies, text))
@@ -219,10 +219,14 @@ class Profiles:
         rows = self._run(lambda db: db.execute(query).fetchall())
         return [self._profile(row[:5], *row[5:]) for row in rows]
 
-    def delete(self, name: str, game: str | None = None) -> int:
-        """Delete `name`'s profiles and games (only in `game` if given); the number of profiles deleted."""
-        name = check_name(name)
-        where, args = ("name = ?", (name,)) if game is None else ("name = ? AND game = ?", (name, game))
+    def delete(self, name: str, game: str | None = None, spec: str | None = None) -> int:
+        """Delete `name`'s profiles and games (only in `game`, and of opponent `spec`, if given); the number of
+        profiles deleted."""
+        if spec is not None and game is None:
+            raise ValueError("a spec names a profile within a game: give the game too")
+        keys = {"name": check_name(name), "game": game, "spec": None if spec is None else canonical_spec(spec)}
+        keys = {k: v for k, v in keys.items() if v is not None}
+        where, args = " AND ".join(f"{k} = ?" for k in keys), tuple(keys.values())
 
         def drop(db):
             count = db.execute(f"DELETE FROM profiles WHERE {where}", args).rowcount
