@@ -111,6 +111,14 @@ class StrengthAdjuster:
     def game_over(self, returns, player: int) -> None:
         pass
 
+    def merged(self, stored: dict, returns, player: int) -> dict:
+        """The state after this game on top of `stored`, a state another session saved while this game was played
+        (this adjuster has finished the game): by default, the stored state's own game_over. The adjuster is left
+        holding that state."""
+        self.load_state_dict(stored)
+        self.game_over(returns, player)
+        return self.state_dict()
+
 
 def _check_fields(state, kind: str, fields) -> None:
     """ValueError in one line unless `state` is a dict of `kind` with exactly `fields` beside its kind."""

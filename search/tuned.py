@@ -71,6 +71,8 @@ class Tuner(Protocol):
 
     def forget(self, factor: float) -> None: ...
 
+    any_point: bool  # whether a tell may be of a point it did not ask (another copy's: merged in)
+
     def state_dict(self) -> dict: ...
 
     def load_state_dict(self, state: dict) -> None: ...
@@ -138,6 +140,7 @@ class TunedAdjuster(StrengthAdjuster):
 
     def new_game(self):
         self.inner.new_game()
+        self.lessons: list[list] = []  # this game's tells [seat, point, reward] and forgets [seat, None, factor]
         self.judged: list[float | None] = [None, None]  # per seat: its expected score before its last move
         self.played = [False, False]  # per seat: whether it has moved this game
         self.by_search = False  # whether the last search is judged by its own score (no clean value)
@@ -179,6 +182,7 @@ class TunedAdjuster(StrengthAdjuster):
             self._judge(player, score)  # its last move: to the result
         if self.factor < 1.0:
             self.tuners[player].forget(self.factor)
+            self.lessons.append([player, None, self.factor])
 
     def observe(self, state, action):
         self.inner.observe(state, action)
@@ -227,7 +231,26 @@ class TunedAdjuster(StrengthAdjuster):
 
     def _tell(self, seat: int, reward: float) -> None:
         self.tuners[seat].tell(self.asked[seat], reward)
+        self.lessons.append([seat, self.asked[seat].tolist(), reward])
         self.asked[seat] = None
+
+    def merged(self, stored: dict, returns, player: int) -> dict:
+        """This game's lesson on top of `stored`, which another session saved while this game was played: the
+        inner adjuster's game_over on the stored one, and this game's tells and forgets told again to the stored
+        strategies where a strategy takes a tell of any point (NMC, grid, random); a strategy that awaits the
+        reward of its own point (NTBEA, EA, LSI, CMA-ES) keeps the other session's lesson alone, forgetting as
+        this game did."""
+        lessons = self.lessons
+        self.load_state_dict(stored)
+        self.inner.game_over(returns, player)
+        for seat, x, value in lessons:
+            tuner = self.tuners[seat]
+            if x is None:
+                tuner.forget(value)
+            elif tuner.any_point:
+                tuner.tell(np.array(x), value)
+        self.lessons = []
+        return self.state_dict()
 
     # --- state ---------------------------------------------------------------------------------------
 
@@ -244,6 +267,7 @@ class TunedAdjuster(StrengthAdjuster):
             "played": list(self.played),
             "first": list(self.first),
             "in_force": self.in_force,
+            "lessons": [list(lesson) for lesson in self.lessons],
         }
         return {**state, "digest": _digest(state)}
 
@@ -251,7 +275,7 @@ class TunedAdjuster(StrengthAdjuster):
         if isinstance(state, dict) and state.get("version") == 4:
             state = self._from_version_4(state)
         fields = ("version", "tuned", "inner", "tuners", "last", "asked", "judged", "played", "first", "in_force")
-        _check(state, fields, self.names)
+        _check(state, (*fields, "lessons"), self.names)
         for name in fields[3:-1]:
             if not (isinstance(state[name], list) and len(state[name]) == 2):
                 raise ValueError(f"a saved tuner's {name} are a pair, one per seat, got {state[name]!r}")
@@ -270,6 +294,7 @@ class TunedAdjuster(StrengthAdjuster):
         if in_force is not None and not (in_force in (0, 1) and not isinstance(in_force, bool) and last[in_force]):
             raise ValueError(f"a saved tuner's setting in force is a seat that asked one, or null, got {in_force!r}")
         tuners = [self.make_tuner(seed) for seed in self.start_seeds]
+        lessons = self._lessons(tuners, state["lessons"])
         for tuner, saved in zip(tuners, state["tuners"]):
             tuner.load_state_dict(saved)
         points = [
@@ -281,8 +306,23 @@ class TunedAdjuster(StrengthAdjuster):
         self.judged, self.played = [None if v is None else float(v) for v in judged], list(played)
         self.first = [None if v is None else float(v) for v in first]
         self.in_force = in_force
+        self.lessons = lessons
         if in_force is not None:  # the settings in force, which the inner adjuster's own state may not hold
             self.inner.retune(dict(zip(self.names, tuners[in_force].values(self.last[in_force]))))
+
+    def _lessons(self, tuners: list[Tuner], lessons) -> list[list]:
+        """A saved game's tells [seat, point, reward] and forgets [seat, null, factor]; ValueError if malformed."""
+        if not isinstance(lessons, list):
+            raise ValueError(f"a saved tuner's lessons are a list, got {lessons!r}")
+        out = []
+        for lesson in lessons:
+            ok = isinstance(lesson, list) and len(lesson) == 3 and lesson[0] in (0, 1) and _score(lesson[2])
+            if not ok or isinstance(lesson[0], bool) or (lesson[1] is None and lesson[2] == 0):
+                raise ValueError(f"a saved tuner's lesson is [seat, point or null, number in [0, 1]], got {lesson!r}")
+            if lesson[1] is not None:
+                self._point(tuners[lesson[0]], lesson[1])
+            out.append([lesson[0], lesson[1], float(lesson[2])])
+        return out
 
     def _point(self, tuner: Tuner, x) -> np.ndarray:
         """A saved point of `tuner`'s space as an array: value indices (compiled strategies) or a point of
@@ -315,6 +355,7 @@ class TunedAdjuster(StrengthAdjuster):
             if state["asked"][seat] != open_ask:
                 raise ValueError("a saved tuner's asked setting does not match its events")
         kept = {k: state[k] for k in ("inner", "asked", "judged", "played", "first", "in_force")}
+        kept["lessons"] = []  # (version 4 kept none: a game merged into another session's loses its tells)
         tuners = [t.state_dict() for t in tuners]
         state = {
             "kind": type(self).__name__,

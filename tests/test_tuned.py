@@ -364,6 +364,8 @@ def test_the_state_round_trips_as_json_and_a_damaged_one_is_refused_whole():
         ("first misses", lambda s: s.__setitem__("first", [1.5, None])),
         ("are a pair", lambda s: s.__setitem__("first", [None])),
         ("setting in force", lambda s: s.__setitem__("in_force", 2)),
+        ("lesson is [seat", lambda s: s["lessons"].append([2, None, 0.5])),
+        ("not a point", lambda s: s["lessons"].append([0, [7, 7], 0.5])),
     ]
     for message, damage in damaged:
         state = json.loads(json.dumps(saved))
@@ -560,3 +562,38 @@ def test_a_setting_the_spec_set_off_the_grid_is_taken_into_the_space():
     n_max = space.params[space.names.index("n_max")]
     assert n_max.values == (50, 200, 300, 400) and n_max.default == 50
     assert space.values_of(space.default_indices())[space.names.index("n_max")] == 50
+
+
+def _person_moves(bot, until=None):
+    """The person plays the lowest legal column and the opponent replies, until the game ends (or `until` plies)."""
+    while not bot.over and (until is None or len(bot.state.history()) < until):
+        bot.move(bot.state.legal_actions()[0])
+        if not bot.over:
+            bot.reply()
+
+
+@pytest.mark.parametrize("strategy, merges", [("nmc", True), ("ntbea", False)])
+def test_a_game_that_ends_after_another_sessions_game_on_its_profile_adds_its_lesson_where_it_can(
+    tmp_path, strategy, merges
+):
+    """Two sessions on one profile: A starts a game, B plays a whole one, then A's ends. Both games count, and the
+    stored NMC has heard every move of both (a tell is NMC's statistics of the point told, so A's tells merge
+    into B's); NTBEA awaits the reward of its own point, so it keeps B's lesson alone (A's tells would be
+    credited to the point B left it at)."""
+    from tuner.play.opponent import Opponent
+    from tuner.play.profiles import Profiles
+
+    path, spec = tmp_path / "p.sqlite", f"mcts:simulations=8,dsa=fixed,dda_tuner={strategy},dda_forget=0.9"
+    a = Opponent("connect4", spec, profile="ada", profiles=path, seed=0)
+    b = Opponent("connect4", spec, profile="ada", profiles=path, seed=1)
+    a.new_game(human_first=True)
+    _person_moves(a, until=6)
+    b.new_game(human_first=True)
+    _person_moves(b)
+    after_b = b.adjuster.tuners[1].total
+    assert after_b == len(b.turns) > 0  # each of the opponent's moves told once
+    _person_moves(a)
+    stored = Profiles(path).load("ada", "connect4", spec)
+    assert stored.games == 2
+    told = Opponent("connect4", spec, profile="ada", profiles=path, seed=2).adjuster.tuners[1].total
+    assert told == after_b + len(a.turns) if merges else told == after_b

@@ -254,9 +254,7 @@ class Opponent:
                 this one started, and its step is kept."""
                 if self.adjuster is None or stored.state is None or stored.games == self._start_games:
                     return state
-                self.adjuster.load_state_dict(stored.state)
-                self.adjuster.game_over(returns, 1 - self.human)
-                return self.adjuster.state_dict()
+                return self.adjuster.merged(stored.state, returns, 1 - self.human)
 
             self.record = self.profiles.add_game(self.record, self.result, learnt, plies=len(self.state.history()))
         else:

@@ -50,6 +50,7 @@ class CMAES:
     """CMA-ES over [0, 1]^d of a Space: ask/tell (per point or per generation) and recommend, seeded."""
 
     kind = "cmaes"
+    any_point = False  # a tell belongs to a point of the generation asked
 
     def __init__(self, space: Space, seed: int, sigma: float = 0.3, penalty: float = 100.0, popsize: int | None = None):
         if not sigma > 0:

@@ -42,6 +42,7 @@ class Entry:
     forget: Callable = forget_stats  # compiled: (arrays, factor) weighs every reward learnt so far by factor
     load: Callable | None = None
     sequential: bool = False  # asks the same point until it is told its reward: one trial at a time in a study
+    any_point: bool = False  # a tell learns the point told and nothing else: another copy's tells can be merged in
 
     @property
     def compiled(self) -> bool:
@@ -80,6 +81,7 @@ REGISTRY = {
             _grid.make_random,
             _grid.random_choose,
             _grid.plain_update,
+            any_point=True,
         ),
         Entry(
             "grid",
@@ -89,6 +91,7 @@ REGISTRY = {
             _grid.make_grid,
             _grid.grid_choose,
             _grid.plain_update,
+            any_point=True,
         ),
         Entry(
             "nmc",
@@ -99,6 +102,7 @@ REGISTRY = {
             _nmc.choose,
             _nmc.update,
             forget=_nmc.forget,
+            any_point=True,
         ),
         Entry(
             "ea",

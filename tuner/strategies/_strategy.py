@@ -184,7 +184,7 @@ class Strategy:
         if kind not in COMPILED:
             raise ValueError(f"unknown strategy {kind!r}; known: {', '.join(COMPILED)}")
         self.space, self.kind, self.entry = space, kind, REGISTRY[kind]
-        self.steps = self.entry.steps
+        self.steps, self.any_point = self.entry.steps, self.entry.any_point
         self.settings = check_settings(kind, settings)
         self.reset(seed)
         self._x = np.zeros(len(space), dtype=np.int64)
