@@ -4,8 +4,11 @@ Each sampler runs each problem for `--trials` trials per seed; after 50, 100 and
 the regret is the true value of the best trial so far minus the problem's optimum (for the noisy problem the true,
 noise-free value of the trial whose observed value is best: the winner's curse counts against the sampler). LSI
 plans its phases by its budget, so it runs once per budget. Reported: median and quartiles of the regret over the
-seeds, and the sampler's own time per trial (objectives here cost nothing). Every run is kept in `--out`/runs.jsonl
-as it finishes, so a killed run resumes where it stopped; `--out`/samplers.md and samplers.png are written at the end.
+seeds, how many seeds each sampler ended better, equal and worse than TPE (the same seed draws the same problem
+noise stream), and the sampler's own time per trial (objectives here cost nothing). Every run is kept in
+`--out`/runs.jsonl as it finishes, so a killed run resumes where it stopped; `--out`/samplers.md and samplers.png are
+written at the end. Timings from a long run drift with whatever else the machine does: `--retime K` times K seeds
+per problem and sampler again (run it on an otherwise idle machine), kept in times.jsonl, and the report quotes those.
 
 Problems (each minimised, optimum known):
 - mixed: a float, a log float, a stepped int and a categorical (optimum 0 on every sampler's grid);
@@ -15,7 +18,7 @@ Problems (each minimised, optimum known):
   Bernoulli games at a true rate with one interaction (optimum minus 0.75).
 
     .venv/bin/python -m benchmarks.samplers [--seeds 20] [--trials 200] [--problems mixed,discrete,branin,mcts]
-        [--samplers nmc,lsi,ea,ntbea,cmaes,tpe,optuna-cmaes,gp,random] [--out benchmarks/results/samplers]
+        [--samplers nmc,lsi,ea,ntbea,cmaes,tpe,optuna-cmaes,gp,random] [--out benchmarks/results/samplers] [--retime 3]
 """
 
 from __future__ import annotations
@@ -69,6 +72,7 @@ def mcts(trial, rng):
 
 PROBLEMS = {"mixed": (mixed, 0.0), "discrete": (discrete, 0.0), "branin": (branin, 0.397887), "mcts": (mcts, -0.75)}
 OURS = ("nmc", "lsi", "ea", "ntbea", "cmaes")
+COMMIT = environment(0)["commit"]  # recorded with every run: a resumed benchmark may span commits
 
 
 def make_sampler(name: str, seed: int, budget: int):
@@ -113,6 +117,7 @@ def run(problem: str, sampler: str, seed: int, trials: int) -> dict:
         "trials": trials,
         "regret": regret,
         "seconds_per_trial": seconds / trials,
+        "commit": COMMIT,
     }
 
 
@@ -125,7 +130,9 @@ def runs_wanted(problems, samplers, seeds, trials):
                     yield problem, sampler, seed, budget
 
 
-def summary(rows: list[dict], problems, samplers, trials) -> list[dict]:
+def summary(rows: list[dict], problems, samplers, trials, times: list[dict]) -> list[dict]:
+    """Per problem, sampler and budget: the regret's median and quartiles over the seeds, the seeds better, equal
+    and worse than TPE's, and the median ms per trial (of `times` where they hold the pair, else of the runs)."""
     out = []
     for problem in problems:
         for sampler in samplers:
@@ -136,7 +143,8 @@ def summary(rows: list[dict], problems, samplers, trials) -> list[dict]:
                     values = [r["regret"][str(budget)] for r in mine if r["trials"] == budget]
                 if values:
                     q1, med, q3 = np.percentile(values, [25, 50, 75])
-                    cost = statistics.median(r["seconds_per_trial"] for r in mine) * 1000
+                    timed = [r for r in times if r["problem"] == problem and r["sampler"] == sampler] or mine
+                    cost = statistics.median(r["seconds_per_trial"] for r in timed) * 1000
                     out.append(
                         {
                             "problem": problem,
@@ -147,9 +155,24 @@ def summary(rows: list[dict], problems, samplers, trials) -> list[dict]:
                             "q3": q3,
                             "seeds": len(values),
                             "ms_per_trial": cost,
+                            "vs_tpe": against(rows, problem, sampler, budget),
                         }
                     )
     return out
+
+
+def against(rows: list[dict], problem: str, sampler: str, budget: int, other: str = "tpe") -> tuple | None:
+    """(better, equal, worse): the seeds where `sampler`'s regret at `budget` is below, at, above `other`'s."""
+    regret = {}
+    for r in rows:
+        if r["problem"] == problem and r["sampler"] in (sampler, other) and str(budget) in r["regret"]:
+            if r["sampler"] != "lsi" or r["trials"] == budget:
+                regret[r["sampler"], r["seed"]] = r["regret"][str(budget)]
+    seeds = sorted(seed for s, seed in regret if s == sampler and (other, seed) in regret)
+    if sampler == other or not seeds:
+        return None
+    signs = [np.sign(regret[other, seed] - regret[sampler, seed]) for seed in seeds]
+    return signs.count(1), signs.count(0), signs.count(-1)
 
 
 def plot(table: list[dict], problems, samplers, path: Path) -> None:
@@ -171,6 +194,21 @@ def plot(table: list[dict], problems, samplers, path: Path) -> None:
     fig.savefig(path, dpi=100)
 
 
+def retime(path: Path, problems, samplers, seeds: int, trials: int) -> list[dict]:
+    """The timings kept in `path`, after timing the first `seeds` seeds of each problem and sampler not yet there
+    (LSI at its full budget); none asked and none kept: an empty list."""
+    kept = [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+    done = {(r["problem"], r["sampler"], r["seed"]) for r in kept}
+    wanted = [(p, s, seed) for p in problems for s in samplers for seed in range(seeds) if (p, s, seed) not in done]
+    for k, (problem, sampler, seed) in enumerate(wanted):
+        row = run(problem, sampler, seed, trials)
+        kept.append(row)
+        with path.open("a") as f:
+            f.write(json.dumps(row) + "\n")
+        print(f"[time {k + 1}/{len(wanted)}] {problem} {sampler}: {row['seconds_per_trial'] * 1000:.2f} ms per trial")
+    return kept
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seeds", type=int, default=20, help="seeds per problem and sampler (20)")
@@ -182,6 +220,7 @@ def main() -> None:
         help="comma-separated samplers: ours and Optuna's (tpe, optuna-cmaes, gp, random)",
     )
     parser.add_argument("--out", default="benchmarks/results/samplers", help="folder for runs.jsonl, .md, .png")
+    parser.add_argument("--retime", type=int, default=0, metavar="K", help="time K seeds again (times.jsonl)")
     args = parser.parse_args()
     problems, samplers = args.problems.split(","), args.samplers.split(",")
     known = (*OURS, "tpe", "optuna-cmaes", "gp", "random")
@@ -200,20 +239,26 @@ def main() -> None:
         with log.open("a") as f:  # a killed run resumes from here
             f.write(json.dumps(row) + "\n")
         print(f"[{k + 1}/{len(wanted)}] {problem} {sampler} seed {seed}: regret {row['regret']}", flush=True)
-    table = summary(rows, problems, samplers, args.trials)
+    times = retime(out / "times.jsonl", problems, samplers, args.retime, args.trials)
+    table = summary(rows, problems, samplers, args.trials, times)
     env = environment(0)
+    timed = f"{args.retime} seeds timed apart" if times else "the runs' own"
+    commits = ", ".join(sorted({r.get("commit", "unrecorded") for r in rows}))
     lines = [
         f"# Samplers by true regret ({args.seeds} seeds, {args.trials} trials)",
         "",
-        f"seeds 0-{args.seeds - 1}, commit {env['commit']}, optuna {env['versions'].get('optuna')}, {env['date']}",
+        f"seeds 0-{args.seeds - 1}, commit {env['commit']}, optuna {env['versions'].get('optuna')}, {env['date']}; "
+        f"ms per trial: the median of {timed}; vs TPE: seeds better / equal / worse than TPE's; runs at commits "
+        f"{commits}",
         "",
-        "| problem | sampler | trials | median regret | quartiles | ms per trial |",
-        "|---|---|---|---|---|---|",
+        "| problem | sampler | trials | median regret | quartiles | vs TPE | ms per trial |",
+        "|---|---|---|---|---|---|---|",
     ]
     for r in table:
+        versus = "" if r["vs_tpe"] is None else "/".join(map(str, r["vs_tpe"]))
         lines.append(
             f"| {r['problem']} | {r['sampler']} | {r['trials']} | {r['median']:.4g} | "
-            f"[{r['q1']:.4g}, {r['q3']:.4g}] | {r['ms_per_trial']:.1f} |"
+            f"[{r['q1']:.4g}, {r['q3']:.4g}] | {versus} | {r['ms_per_trial']:.1f} |"
         )
     (out / "samplers.md").write_text("\n".join(lines) + "\n")
     plot(table, problems, samplers, out / "samplers.png")

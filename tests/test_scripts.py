@@ -69,7 +69,8 @@ SCRIPTS = [
     ),
     (
         "benchmarks.samplers",
-        ["--seeds", "1", "--trials", "50", "--problems", "mixed", "--samplers", "ntbea,lsi,random", "--out", "{tmp}"],
+        ["--seeds", "2", "--trials", "50", "--problems", "mixed", "--samplers", "ntbea,lsi,tpe", "--retime", "1"]
+        + ["--out", "{tmp}"],
     ),
 ]
 
@@ -255,3 +256,19 @@ def test_online_dda_tables_resume_a_crashed_match_at_its_next_game(tmp_path, mon
         assert [[g["moves"] for g in m["games"]] for m in games][0] == [g["moves"] for g in games[1]["games"]]
         assert games[0]["total"] == games[1]["total"]
     assert resumed["running"] == {}
+
+
+def test_samplers_are_compared_with_tpe_seed_by_seed():
+    """Seeds 0-2: NTBEA's regrets 0.1, 0.5, 0.2 against TPE's 0.3, 0.5, 0.1: better on one, equal on one, worse
+    on one; LSI counts only its run planned for the budget."""
+    from benchmarks.samplers import against
+
+    def row(sampler, seed, regret, trials=200):
+        return {"problem": "p", "sampler": sampler, "seed": seed, "trials": trials, "regret": {"50": regret}}
+
+    rows = [row("ntbea", k, r) for k, r in enumerate((0.1, 0.5, 0.2))] + [
+        row("tpe", k, r) for k, r in enumerate((0.3, 0.5, 0.1))
+    ]
+    assert against(rows, "p", "ntbea", 50) == (1, 1, 1)
+    rows += [row("lsi", 0, 0.9, trials=200), row("lsi", 0, 0.0, trials=50)]
+    assert against(rows, "p", "lsi", 50) == (1, 0, 0) and against(rows, "p", "tpe", 50) is None
