@@ -430,6 +430,7 @@ def test_a_state_saved_between_games_puts_the_last_setting_asked_back_in_force()
         ("mcts:dsa=fixed,dda_tune=z", "dda_tune set the on-line DDA tuner: add dda_tuner="),
         ("mcts:dsa=fixed,dda_tuner=nmc,dda_tune=dz", "dz not tunable in dsa=fixed; choose from z+floor"),
         ("mcts:dsa=fixed,dda_tuner=nmc,dda_tune=z+z", "(repeated)"),
+        ("mcts:dsa=fixed,dda_tuner=nmc,dda_tune=", "dda_tune= is empty: name settings of dsa=fixed (z+floor) or all"),
         ("mcts:dsa=fixed,dda_tuner=nmc,dda_target=1.5", "bad value '1.5' for 'dda_target'"),
         ("mcts:dsa=fixed,dda_tuner=nmc,dda_per=set", "bad value 'set' for 'dda_per'"),
         ("mcts:dsa=fixed,dda_tuner=nmc,dda_forget=0", "bad value '0' for 'dda_forget'"),

@@ -330,6 +330,10 @@ def tuner_space(kind: AdjusterKind, game, options: dict) -> Space:
             "the reward of the game it was set for): tune dsa=both's band, dsa=intra or dsa=fixed instead"
         )
     text = options["dda_tune"]
+    if text == "":
+        raise ValueError(
+            f"dda_tune= is empty: name settings of {kind.selector}={kind.name} ({'+'.join(params)}) or all"
+        )
     names = list(kind.tune) if text is None else list(params) if text == "all" else text.split("+")
     bad = [n for n in names if n not in params] or ([] if len(set(names)) == len(names) else ["(repeated)"])
     if bad:
