@@ -22,6 +22,10 @@ person win 60%).
   The expected score is AlphaDDA's clean value where the adjuster has one (`balance`, read before the search:
   undamaged by the settings being tuned); otherwise the search's own (`SearchResult.score`), known only after
   the search, so the setting is asked there, in force for that move's choice and the next search's budget.
+  That next search also judges it: a setting below its floor, which cuts the budget, is judged by a noisier
+  score (down to one playout's 0 or 1), so its rewards are noisier and lower on average than a full-budget
+  setting's with the same mean miss, which leans the strategies toward the stronger settings. Tune `floor`
+  with care where there is no clean value (or tune z alone); AlphaDDA's clean value has no such lean.
   PULL and STEP were chosen on synthetic matches (experiments.dda_reward: games of 17 moves, each reply
   handing over a gain that the right level gives back, results drawn from the final value; 5 seeds x 6 gains
   and targets, games 51-100): PULL 0.2, STEP 0.05 kept NMC's score 0.027 from the aim on average with 55% of
