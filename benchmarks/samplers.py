@@ -14,7 +14,7 @@ Problems (each minimised, optimum known):
 - mixed: a float, a log float, a stepped int and a categorical (optimum 0 on every sampler's grid);
 - discrete: four categorical parameters of 5 values, additive with one pairwise interaction (optimum 0);
 - branin: Branin's function on x1 in [-5, 10], x2 in [0, 15] (optimum 0.397887, off the discrete grids);
-- mcts: shaped like tuning MCTS on-line: 4 parameters of 3-10 values, a trial's value minus the win rate of 20
+- mcts: shaped like tuning MCTS on-line: 4 parameters of 3-11 values, a trial's value minus the win rate of 20
   Bernoulli games at a true rate with one interaction (optimum minus 0.75).
 
     .venv/bin/python -m benchmarks.samplers [--seeds 20] [--trials 200] [--problems mixed,discrete,branin,mcts]
