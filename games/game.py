@@ -63,6 +63,7 @@ class Game:
     intra_moves: int  # one player's moves over which intra-game strength adjustment cools down
     evaluations: dict[str, Evaluation]  # static evaluations by name (AlphaDDA's "minimax1", "minimax2"), maybe none
     symbols: tuple[str, str] = ("x", "o")  # how `render` draws player 0's pieces and player 1's
+    drawn = True  # whether `planes` draws the board as pieces (else a page shows `render`'s text and a move list)
 
     FACTS = (
         "name",

@@ -212,6 +212,9 @@ class OutsideGame(Game):
         except ValueError:
             raise ValueError(f"{text!r} is not a move: give a move's name ({', '.join(names)}) or number") from None
 
+    drawn = False  # its own text (`render`) is all a page can show of it
+    symbols = ("player 0", "player 1")  # who is who, in OpenSpiel's numbers: it has no pieces of ours
+
     def planes(self, s):
         raise NotImplementedError(f"{self.name} is drawn as text: it has no board of pieces")
 

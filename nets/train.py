@@ -92,7 +92,10 @@ class TrainConfig:
     def for_game(cls, game: str, **overrides) -> TrainConfig:
         """Table A1's settings for `game`, with `overrides` (None values ignored)."""
         if game not in TABLE_A1:
-            raise ValueError(f"no training settings for {game!r}; games: {', '.join(TABLE_A1)}")
+            raise ValueError(
+                f"no training settings for {game!r}: AlphaZero trains on sparring's own games ({', '.join(TABLE_A1)}); "
+                "a game from outside has no network planes: play it with mcts"
+            )
         defaults = {k: v for k, v in TABLE_A1[game].items() if k != "iterations"}
         return cls(game=game, **{**defaults, **{k: v for k, v in overrides.items() if v is not None}})
 

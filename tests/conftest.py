@@ -1,6 +1,7 @@
 """Shared fixtures: tiny study folders for the study tests (local and PostgreSQL)."""
 
 import os
+from pathlib import Path
 
 import optuna
 import pytest
@@ -59,3 +60,18 @@ def _played(trials):
 @pytest.fixture
 def played():
     return _played
+
+
+@pytest.fixture
+def nim(monkeypatch):
+    """examples/nim registered as another package registers it (an entry point in sparring.games), in-process."""
+    from importlib.metadata import EntryPoint
+
+    import games
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parent.parent / "examples" / "nim"))
+    point = EntryPoint(name="nim", value="sparring_nim:Nim", group=games.ENTRY_POINTS)
+    monkeypatch.setattr(games, "entry_points", lambda group: [point] if group == games.ENTRY_POINTS else [])
+    monkeypatch.delitem(games._LOADED, "nim", raising=False)
+    yield "nim"
+    games._LOADED.pop("nim", None)

@@ -139,3 +139,13 @@ def test_a_study_tunes_an_agent_on_a_pyspiel_game_and_refuses_one_sparring_canno
     with pytest.raises(StudyError, match="study.toml: game 'openspiel:kuhn_poker' is not sequential") as error:
         StudySpec.load(poker)
     assert "\n" not in str(error.value)
+
+
+def test_training_a_game_from_outside_is_refused_in_one_line_before_anything_is_written(nim, tmp_path, capsys):
+    from tuner.cli import main
+
+    out = tmp_path / "run"
+    assert main(["train", "nim", "--out", str(out), "--iterations", "1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "AlphaZero trains on sparring's own games" in err[0] and "no network planes" in err[0]
+    assert not out.exists()

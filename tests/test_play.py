@@ -649,3 +649,43 @@ def test_the_page_s_coordinates_name_squares_as_the_moves_do_and_the_ending_is_s
     assert ending(c4.game, board, c4.returns()) == {"cells": [[2, 0], [3, 0], [4, 0], [5, 0]], "count": None}
     full = [[1] * 6 for _ in range(4)] + [[2] * 6 for _ in range(2)]
     assert ending(games.load("othello6"), full, [1.0, -1.0])["count"] == [24, 12]
+
+
+def test_the_page_plays_a_game_from_outside_as_its_text_and_a_list_of_moves(client, nim):
+    """Nim (3, 4, 5) has no board of pieces: the page offers it, shows its own text and names every legal move;
+    the person takes a whole heap at a time (action heap * 8 + count - 1) until the game ends."""
+    c = client()
+    offered = {g["name"]: g for g in c.get("/api/options").json()["games"]}
+    assert offered["nim"]["drawn"] is False and offered["connect4"]["drawn"] is True
+    assert [o["spec"] for o in offered["nim"]["opponents"]][:2] == ["mcts:dsa=both", "mcts:dsa=intra"]
+    assert not any(o["spec"].startswith("az") for o in offered["nim"]["opponents"])  # no planes: no AlphaZero
+    view = c.post("/api/new", json={"game": "nim", "opponent": FAST, "first": True}).json()
+    assert view["board"] is None and view["text"] == "3 4 5" and view["coordinates"] is None
+    assert len(view["legal"]) == 12 and view["legal"][2] == {
+        "action": 2,
+        "text": "take 3 from heap 0",
+        "from": None,
+        "to": None,
+    }
+    while not view["over"]:
+        heaps = [int(h) for h in view["text"].split()]
+        heap = next(h for h, n in enumerate(heaps) if n)
+        view = c.post("/api/move", json={"move": heap * 8 + heaps[heap] - 1}).json()
+        assert view["last"]["text"].startswith("take ")
+    assert view["text"] == "0 0 0" and view["result"] in ("win", "loss") and view["ending"] is None
+
+
+def test_the_terminal_plays_a_game_from_outside_by_move_names_and_numbers(nim, monkeypatch, capsys):
+    """Nim in the terminal: its own text for a board, moves by name or number, refusals naming the legal moves (its
+    names hold spaces: comma-separated). Seed 1's opponent answers heap 0 taken with 3 from heap 1 (0 1 5)."""
+    lines = ["take 3 from heap 0", "take 9 from heap 1", "12", "8", "n"]
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(lines) + "\n"))
+    assert main(["play", "nim", "--opponent", "mcts:simulations=30", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "New game: you play first, as player 0" in out and "\n3 4 5\n" in out and "> 0 4 5\n" in out
+    assert "It plays take 3 from heap 1" in out and "\n0 1 5\n" in out
+    assert (
+        "error: 'take 9 from heap 1' is not a move: give a move's name (take 1 from heap 1, take 1 from heap 2, " in out
+    )
+    assert "error: take 5 from heap 1 is not a legal move here; legal: take 1 from heap 1, take 1 from heap 2, " in out
+    assert "> 0 0 5\n" in out and "It plays take 5 from heap 2" in out and "You lost." in out

@@ -198,3 +198,30 @@ def test_a_phone_screen_fits_the_page_without_scrolling_sideways(server):
         box = page.locator("#board svg").bounding_box()
         assert box["width"] <= 400 and box["width"] > 300  # the board fills the width, no more
         browser.close()
+
+
+def test_a_game_from_outside_is_played_by_its_move_buttons(server, nim):
+    """Nim has no board of pieces: the page shows its own text and a button per legal move."""
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = browser.new_page(viewport={"width": 1100, "height": 800})
+        page.goto(server)
+        page.wait_for_selector("body[data-ready]")
+        page.select_option("#game", "nim")
+        page.select_option("#opponent", "random")
+        page.click("#new")
+        page.wait_for_function("() => document.querySelector('#status').textContent.startsWith('Your move')")
+        assert page.locator("#board pre.position").text_content() == "3 4 5"
+        assert page.locator("#board .choice").count() == 12 and "player" in page.locator("#status").text_content()
+        status = page.locator("#status")
+        moves = 0
+        while not any(word in status.text_content() for word in ("won", "lost", "draw")):
+            page.locator("#board .choice").last.click()  # the most a heap gives: the last heap emptied
+            moves += 1
+            page.wait_for_function("() => !document.querySelector('#status').textContent.startsWith('Thinking')")
+            assert moves <= 12
+        assert (
+            page.locator("#board pre.position").text_content() == "0 0 0"
+            and page.locator("#board .choice").count() == 0
+        )
+        browser.close()

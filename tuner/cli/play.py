@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-import games
-from tuner.cli.common import count
+from tuner.cli.common import count, game_help, game_name
 
 RAW = argparse.RawDescriptionHelpFormatter
 
@@ -155,6 +154,7 @@ def add_commands(sub) -> None:
         "and its own estimate. With --profile it remembers your level from game to game and session\n"
         "to session; an unfinished game is not counted.",
         epilog="examples:\n  sparring play connect4\n  sparring play othello6 --profile ada --second\n"
+        "  sparring play openspiel:tic_tac_toe   a pyspiel game, shown as OpenSpiel's text\n"
         "  sparring play connect4 --opponent 'az:dda=alphadda1'   AlphaDDA1 over the shipped net",
         formatter_class=RAW,
     )
@@ -162,9 +162,9 @@ def add_commands(sub) -> None:
         "game",
         nargs="?",
         default="connect4",
-        choices=games.names(),
+        type=game_name,
         metavar="GAME",
-        help=f"one of {', '.join(games.names())} (connect4)",
+        help=f"{game_help()} (connect4); a game from outside is shown as its own text",
     )
     play.add_argument(
         "--opponent",
@@ -222,7 +222,7 @@ def add_commands(sub) -> None:
         formatter_class=RAW,
     )
     delete.add_argument("name", help="the person's profile name")
-    delete.add_argument("--game", choices=games.names(), help="only this game's")
+    delete.add_argument("--game", metavar="GAME", help="only this game's (its name as `sparring profiles` lists it)")
     delete.add_argument("--spec", help="only the profile of this opponent spec (with --game)")
     delete.add_argument("--yes", action="store_true", help="delete without asking")
     for command in (listing, delete):  # after the command too; SUPPRESS keeps a PATH given before it

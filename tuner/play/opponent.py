@@ -199,12 +199,13 @@ class Opponent:
         in one line (naming the legal moves) otherwise."""
         state = self._playing(person=True)
         text = str(move)
-        if len(text) > 16:
+        if len(text) > 64:  # no move's name is this long: refused before any game code reads it
             raise ValueError(f"{text[:16]!r}... is not a move of {self.game.name}")
         action = int(move) if isinstance(move, int) else state.string_to_action(text)
         legal = state.legal_actions()
         if action not in legal:
-            names = " ".join(state.action_to_string(a) for a in legal)
+            names = [state.action_to_string(a) for a in legal]
+            names = (", " if any(" " in n for n in names) else " ").join(names)  # a game's own names may hold spaces
             shown = state.action_to_string(action) if 0 <= action < self.game.num_actions else action
             raise ValueError(f"{shown} is not a legal move here; legal: {names}")
         return action

@@ -113,9 +113,11 @@ def _finite(strength: dict) -> dict:
     return {k: (v if math.isfinite(v) else None) for k, v in strength.items()}
 
 
-def coordinates(game) -> dict:
+def coordinates(game) -> dict | None:
     """The labels of the board's rows and columns in the game's notation (None: it names no rows), as the
     moves and hints are written: Connect4 by column 0-6, Othello a1 top left, Breakthrough a8 top left."""
+    if not game.drawn:
+        return None
     rows, cols = game.board_shape
     letters = [chr(ord("a") + c) for c in range(cols)]
     if game.name == "connect4":
@@ -146,11 +148,14 @@ def ending(game, board: list[list[int]], returns) -> dict:
 
 
 def view(opponent: Opponent) -> dict:
-    """What the page draws: the board, the person's legal moves with their squares, the opponent's moves
-    with their strength and estimate, the result and the person's record."""
+    """What the page draws: the board (as pieces, or as the game's text where it has no board of pieces: a game
+    from outside), the person's legal moves with their squares, the opponent's moves with their strength and
+    estimate, the result and the person's record."""
     state, game = opponent.state, opponent.game
-    p0, p1 = state.planes()
-    board = (p0.astype(int) + 2 * p1.astype(int)).tolist()  # 0 empty, 1 player 0's piece, 2 player 1's
+    board = None
+    if game.drawn:
+        p0, p1 = state.planes()
+        board = (p0.astype(int) + 2 * p1.astype(int)).tolist()  # 0 empty, 1 player 0's piece, 2 player 1's
 
     def move(action):
         start, end = state.action_squares(action)
@@ -163,13 +168,15 @@ def view(opponent: Opponent) -> dict:
         for action in history[:-1]:
             before.apply_action(action)
         start, end = before.action_squares(history[-1])
-        last = {"action": history[-1], "from": start, "to": end}
+        last = {"action": history[-1], "text": before.action_to_string(history[-1]), "from": start, "to": end}
     r = opponent.record
+    rows, cols = game.board_shape if game.drawn else (None, None)
     return {
         "game": game.name,
-        "rows": game.board_shape[0],
-        "cols": game.board_shape[1],
+        "rows": rows,
+        "cols": cols,
         "board": board,
+        "text": None if game.drawn else str(state),
         "human": opponent.human,
         "to_move": None if opponent.over else state.current_player(),
         "human_to_move": opponent.human_to_move,
@@ -192,7 +199,7 @@ def view(opponent: Opponent) -> dict:
         "strength_text": describe_strength(opponent.strength()),
         "level_text": opponent.level(numbers=False),  # the knobs: strength_text
         "coordinates": coordinates(game),
-        "ending": ending(game, board, state.returns()) if state.is_terminal() else None,
+        "ending": ending(game, board, state.returns()) if state.is_terminal() and game.drawn else None,
         "record": {"name": r.name, "games": r.games, "wins": r.wins, "draws": r.draws, "losses": r.losses},
         "spec": opponent.spec,
         "seed": opponent.seed,
@@ -310,10 +317,7 @@ def make_app(
         offered = [games.load(name) for name in games.names()]
         return JSONResponse(
             {
-                "games": [
-                    {"name": g.name, "rows": g.board_shape[0], "cols": g.board_shape[1], "opponents": opponents(g)}
-                    for g in offered
-                ],
+                "games": [{"name": g.name, "drawn": g.drawn, "opponents": opponents(g)} for g in offered],
                 "default_game": "connect4",
             }
         )

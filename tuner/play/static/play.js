@@ -11,6 +11,7 @@ const COLOURS = {  // per game: board, and the pieces of player 0 and player 1, 
   othello6: { board: "#2e7d32", pieces: ["#212121", "#fafafa"], names: ["black", "white"] },
   breakthrough: { squares: ["#eeeed2", "#769656"], pieces: ["#212121", "#fafafa"], names: ["black", "white"] },
 };
+const PLAYERS = ["the first player", "the second player"];  // a game without a board of pieces: who is who
 let options = null;
 let view = null;
 let selected = null;  // breakthrough: the square of the piece chosen to move
@@ -104,7 +105,25 @@ function click(row, col) {
   }
 }
 
+function drawText() {
+  // A game with no board of pieces (one from outside sparring): its own text, and a button per legal move.
+  const text = document.createElement("pre");
+  text.className = "position";
+  text.textContent = view.text;
+  const moves = document.createElement("div");
+  moves.className = "choices";
+  for (const m of view.legal) {
+    const button = document.createElement("button");
+    button.textContent = m.text;
+    button.className = "choice";
+    button.addEventListener("click", () => { if (!busy) request("/api/move", { move: m.action }, "Thinking..."); });
+    moves.appendChild(button);
+  }
+  $("board").replaceChildren(text, moves);
+}
+
 function drawBoard() {
+  if (view.board === null) return drawText();
   const { rows, cols, board, game } = view;
   const colours = COLOURS[game];
   const labels = view.coordinates;
@@ -210,7 +229,7 @@ function drawChart() {
 function draw() {
   drawBoard();
   drawChart();
-  const names = COLOURS[view.game].names;
+  const names = view.board === null ? PLAYERS : COLOURS[view.game].names;
   const you = names[view.human];
   let status;
   if (view.over) {
@@ -219,6 +238,7 @@ function draw() {
     status = { win: "You won!", loss: "You lost.", draw: "A draw." }[view.result] + score +
       " Start a new game to play again.";
   }
+  else if (view.human_to_move && view.board === null) status = `Your move: you are ${you}. Choose a move below.`;
   else if (view.human_to_move) status = selected ? "Now click where it goes." : `Your move: you are ${you}.`;
   else status = "Thinking...";
   $("status").textContent = status;
@@ -237,7 +257,7 @@ function draw() {
     item.textContent = `ply ${t.ply + 1}: it plays ${t.text} (${t.strength_text})`;
     return item;
   }));
-  const passing = view.legal.length === 1 && view.legal[0].to === null;
+  const passing = view.board !== null && view.legal.length === 1 && view.legal[0].to === null;
   $("pass").hidden = !passing;
   for (const id of ["undo", "hint", "resign"]) $(id).disabled = !view.human_to_move;
 }
