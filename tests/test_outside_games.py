@@ -141,6 +141,19 @@ def test_a_study_tunes_an_agent_on_a_pyspiel_game_and_refuses_one_sparring_canno
     assert "\n" not in str(error.value)
 
 
+def test_a_study_tunes_an_agent_on_a_game_another_package_registers(make_study, nim):
+    """The study folder names `nim` like any game: its trials play Nim through the entry point's game, and the
+    report reads back what they stored."""
+    from tuner.study.runner import run, status
+    from tuner.study.spec import StudySpec
+
+    folder = make_study("nim", strategy="ntbea", **{'game = "connect4"': 'game = "nim"'})
+    assert StudySpec.load(folder).game == "nim"
+    run(folder, progress=False)
+    done = status(folder)
+    assert done["trials"]["complete"] == 4 and done["games"] > 0, done
+
+
 def test_training_a_game_from_outside_is_refused_in_one_line_before_anything_is_written(nim, tmp_path, capsys):
     from tuner.cli import main
 
