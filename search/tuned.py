@@ -243,7 +243,8 @@ class TunedAdjuster(StrengthAdjuster):
         inner adjuster's game_over on the stored one, and this game's tells and forgets told again to the stored
         strategies where a strategy takes a tell of any point (NMC, grid, random); a strategy that awaits the
         reward of its own point (NTBEA, EA, LSI, CMA-ES) keeps the other session's lesson alone, forgetting as
-        this game did."""
+        this game did. Per game, the first game of a round tells nothing (its miss waits for the second), so
+        merged it teaches only its forgetting: a round is one session's two games."""
         lessons = self.lessons
         self.load_state_dict(stored)
         self.inner.game_over(returns, player)
@@ -347,9 +348,9 @@ class TunedAdjuster(StrengthAdjuster):
         replayed once into fresh strategies, which then save what they learnt; ValueError if it does not replay."""
         fields = ("version", "tuned", "seeds", "inner", "events", "asked", "judged", "played", "first", "in_force")
         _check(state, fields, self.names, version=4)
-        seeds, events = state["seeds"], state["events"]
-        if not (isinstance(seeds, list) and len(seeds) == 2 and isinstance(events, list) and len(events) == 2):
-            raise ValueError(f"a saved tuner's seeds and events are pairs, got {seeds!r}")
+        seeds, events, asked = state["seeds"], state["events"], state["asked"]
+        if not all(isinstance(v, list) and len(v) == 2 for v in (seeds, events, asked)):
+            raise ValueError(f"a saved tuner's seeds, events and asked settings are pairs, got {seeds!r}, {asked!r}")
         if not all(isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0 for seed in seeds):
             raise ValueError(f"a saved tuner's seeds are whole numbers, got {seeds!r}")
         tuners = [self._replay(seed, log) for seed, log in zip(seeds, events)]

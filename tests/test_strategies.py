@@ -505,25 +505,43 @@ def test_a_strategys_state_is_as_large_as_its_space_not_its_history():
     assert len(long) < 1.5 * len(short)
 
 
-@pytest.mark.parametrize("kind", ["nmc", "lsi", "cmaes"])
+@pytest.mark.parametrize("kind", ["nmc", "lsi", "ea", "ntbea", "grid", "cmaes"])
 def test_a_saved_strategy_that_does_not_fit_is_refused_in_one_line_and_changes_nothing(kind):
     import json
 
     _, loaded, saved, _ = _saved_midway(kind, 30)
     before = json.dumps(loaded.state_dict())
     kind_, sizes = ("not CMA-ES", "not CMA-ES") if kind == "cmaes" else ("kind", "sizes")
-    damaged = [(kind_, lambda s: s.__setitem__("kind", "ea")), (sizes, lambda s: s.__setitem__("sizes", [9, 9]))]
+    damaged = [
+        (kind_, lambda s: s.__setitem__("kind", "nmc" if kind == "ea" else "ea")),
+        (sizes, lambda s: s.__setitem__("sizes", [9, 9])),
+    ]
     if kind == "cmaes":
         damaged.append(("does not load", lambda s: s.__setitem__("pickle", s["pickle"][:40])))
     else:
         damaged += [
-            ("settings", lambda s: s["settings"].__setitem__(next(iter(s["settings"])), 99)),
+            ("settings", lambda s: s["settings"].__setitem__("bogus", 99)),
             ("shape", lambda s: s["arrays"]["value_n"].__setitem__("shape", [1, 1])),
             ("does not decode", lambda s: s["arrays"]["combos"].__setitem__("data", "@@@")),
             ("holds the fields", lambda s: s["scalars"].pop("total")),
             ("total is a int64", lambda s: s["scalars"].__setitem__("total", 1.5)),
             ("rng", lambda s: s.__setitem__("rng", -1)),
+            ("total is a int64", lambda s: s["scalars"].__setitem__("total", 1 << 64)),
+            ("sizes are not its space's", lambda s: s["arrays"].__setitem__("sizes", _packed(np.array([9, 9])))),
         ]
+        # contents the compiled steps would read unchecked (each crashed or hung the process before it was refused)
+        wild = {
+            "nmc": [("pooled lies outside", "pooled", 1 << 40), ("c_local is 9.0, not its setting", "c_local", 9.0)],
+            "lsi": [("index lies outside", "index", 1 << 40), ("phase lies outside", "phase", 7)],
+            "ea": [("next lies outside", "next", 1 << 40), ("elite is 99, not its setting", "elite", 99)],
+            "ntbea": [("neighbours is 1125899906842624, not its setting", "neighbours", 1 << 50)],
+            "grid": [("position lies outside", "position", -1)],
+        }[kind]
+        for message, field, value in wild:
+            damaged.append((message, lambda s, f=field, v=value: s["scalars"].__setitem__(f, v)))
+        if kind in ("nmc", "lsi"):
+            points = "pool" if kind == "nmc" else "candidates"
+            damaged.append(("holds points outside its space", lambda s: _scale(s, points)))
     for message, damage in damaged:
         state = json.loads(json.dumps(saved))
         damage(state)
@@ -531,3 +549,61 @@ def test_a_saved_strategy_that_does_not_fit_is_refused_in_one_line_and_changes_n
             loaded.load_state_dict(state)
         assert "\n" not in str(error.value)
         assert json.dumps(loaded.state_dict()) == before
+
+
+def _packed(array):
+    from tuner.strategies._strategy import pack
+
+    return pack(array)
+
+
+def _scale(state, name):
+    """`state` with every entry of its array `name` made 99 (no value index of the 4 x 4 space)."""
+    from tuner.strategies._strategy import inflate, pack
+
+    packed = state["arrays"][name]
+    raw = inflate(packed["data"], 1 << 24)
+    array = np.frombuffer(raw, dtype=packed["dtype"]).reshape(packed["shape"]).copy()
+    array[...] = 99
+    state["arrays"][name] = pack(array)
+
+
+def test_a_crafted_cmaes_state_runs_nothing_when_it_is_refused(tmp_path):
+    """A pickle that would run a command on load names a global no CMA-ES state holds: refused before it runs."""
+    import json
+    import pickle
+
+    from tuner.strategies._strategy import deflate
+
+    marker = tmp_path / "ran"
+
+    class Payload:
+        def __reduce__(self):
+            return (open, (str(marker), "w"))
+
+    _, loaded, saved, _ = _saved_midway("cmaes", 30)
+    crafted = {**json.loads(json.dumps(saved)), "pickle": deflate(pickle.dumps({"x": Payload()}))}
+    with pytest.raises(ValueError, match="does not load") as error:
+        loaded.load_state_dict(crafted)
+    assert "\n" not in str(error.value) and not marker.exists()
+
+
+@pytest.mark.parametrize("kind", sorted(COMPILED))
+def test_a_saved_strategy_on_a_large_space_passes_its_checks_and_goes_on(kind):
+    """1,296 combinations (NMC keeps its members in groups beyond 256): 700 steps with forgetting, saved, loaded
+    into another seed, and the next 200 asks are the original's (a limit set too tight would refuse it)."""
+    import json
+
+    space = Space([Param(f"p{i}", tuple(range(6)), 0.0, 5.0, 0.0) for i in range(4)])
+
+    def mean(x):
+        return 0.2 + 0.1 * (x[0] == 2) + 0.1 * (x[1] == 4) + 0.1 * (x[2] == 1)
+
+    settings = {"budget": 500} if kind == "lsi" else {}
+    original = make_strategy(space, kind, seed=6, **settings)
+    run(original, mean, 350, seed=1)
+    original.forget(0.8)
+    run(original, mean, 350, seed=2)
+    loaded = make_strategy(space, kind, seed=60, **settings)
+    loaded.load_state_dict(json.loads(json.dumps(original.state_dict())))
+    assert run(loaded, mean, 200, seed=3) == run(original, mean, 200, seed=3)

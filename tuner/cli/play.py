@@ -105,7 +105,10 @@ def _delete(store, args) -> int:
 
     if args.spec is not None and args.game is None:
         raise CommandError("--spec names a profile within a game: add --game")
-    spec = None if args.spec is None else canonical_spec(args.spec)
+    try:
+        spec = None if args.spec is None else canonical_spec(args.spec)
+    except ValueError as error:
+        raise CommandError(f"--spec {args.spec!r}: {error}") from None
     mine = [p for p in store.list() if p.name == args.name and args.game in (None, p.game) and spec in (None, p.spec)]
     if not mine:
         return _no_profile(args, store.path)

@@ -27,7 +27,7 @@ import games
 from games.rng import derive_seeds
 from tuner.agents import check_spec, make_agent, parse_spec
 from tuner.play.level import describe_level, elo_below_best
-from tuner.play.profiles import Profile, ProfileError, Profiles, canonical_spec, check_name
+from tuner.play.profiles import Profile, ProfileError, Profiles, afresh, canonical_spec, check_name
 
 DEFAULT_SPEC = "mcts:dsa=both"  # adaptive without a net: Wu et al.'s inter- and intra-game adjustment of z
 HINT_SPEC = "mcts:simulations=2000"  # the helper a person asks for a hint: full strength, its own tree
@@ -106,7 +106,8 @@ class Opponent:
         if saved.state is None and self.adjuster is not None and saved.games > 0:
             raise ProfileError(
                 f"profile {saved.name!r} ({self.game.name}, {saved.spec}) in {self.profiles.path} is "
-                f"damaged: {saved.games} game{'s' * (saved.games != 1)} but no adjuster state; {self._afresh(saved)}"
+                f"damaged: {saved.games} game{'s' * (saved.games != 1)} but no adjuster state; "
+                f"{afresh(saved.name, self.game.name, saved.spec, self.profiles.path)}"
             )
         if saved.state is not None:
             if self.adjuster is None:
@@ -116,14 +117,10 @@ class Opponent:
             except ValueError as error:
                 raise ProfileError(
                     f"profile {saved.name!r} ({self.game.name}, {saved.spec}) in "
-                    f"{self.profiles.path} does not fit this opponent: {error}; {self._afresh(saved)}"
+                    f"{self.profiles.path} does not fit this opponent: {error}; "
+                    f"{afresh(saved.name, self.game.name, saved.spec, self.profiles.path)}"
                 ) from None
         self.record = saved
-
-    def _afresh(self, saved: Profile) -> str:
-        """How to start a profile afresh: the command that deletes it and nothing else of the person's."""
-        where = f"--game {self.game.name} --spec '{saved.spec}' --profiles {self.profiles.path}"
-        return f"to start it afresh: sparring profiles delete {saved.name} {where}"
 
     # --- the game ----------------------------------------------------------------------------------
 

@@ -17,6 +17,7 @@ overwritten, and a damaged profile is an error, never a silent fresh start.
 from __future__ import annotations
 
 import json
+import shlex
 import sqlite3
 from contextlib import closing
 from dataclasses import dataclass, field
@@ -57,6 +58,12 @@ def default_path() -> Path:
     from platformdirs import user_data_path
 
     return user_data_path("sparring") / "profiles.sqlite"
+
+
+def afresh(name: str, game: str, spec: str, path) -> str:
+    """How a person starts one profile afresh: the command that deletes it and nothing else of theirs."""
+    where = " ".join(shlex.quote(str(v)) for v in (name, "--game", game, "--spec", spec, "--profiles", path))
+    return f"to start it afresh: sparring profiles delete {where}"
 
 
 def canonical_spec(spec: str) -> str:
@@ -166,8 +173,8 @@ class Profiles:
                 raise ValueError("its state is not an object")
         except ValueError as error:
             raise ProfileError(
-                f"profile {name!r} ({game}, {spec}) in {self.path} is damaged ({error}); delete "
-                f"it: sparring profiles delete {name}"
+                f"profile {name!r} ({game}, {spec}) in {self.path} is damaged ({error}); "
+                f"{afresh(name, game, spec, self.path)}"
             ) from None
         return Profile(name, game, spec, state, *counts, updated=updated)
 

@@ -15,6 +15,7 @@ pycma is Python, so a search evaluates a whole generation per compiled call (DES
 
 from __future__ import annotations
 
+import io
 import pickle
 
 import cma
@@ -24,9 +25,49 @@ from tuner.strategies._settings import check_reward
 from tuner.strategies._space import Space
 from tuner.strategies._strategy import deflate, inflate
 
+MOST = 1 << 24  # bytes a saved CMA-ES may inflate to (its states are kilobytes)
 # Every pycma stopping rule that looks at fitness values, switched off (the best parameters may
 # change during a game, so the search keeps exploring)
 _NO_FITNESS_STOPS = {"tolfun": 0, "tolfunhist": 0, "tolfunrel": 0, "tolflatfitness": np.inf, "tolstagnation": np.inf}
+
+
+# What a saved CMA-ES may name when it is unpickled: pycma's and numpy's classes that its state holds (read off
+# pickles of searches under way and stopped, pycma 4.x), and nothing else: a crafted state cannot call anything
+_PICKLED = {
+    "builtins": {"range"},
+    "cma.boundary_handler": {"BoundNone", "BoundTransform"},
+    "cma.evolution_strategy": {
+        "CMAEvolutionStrategy",
+        "_CMASolutionDict_functional",
+        "_CMAStopDict",
+        "_StopTolXStagnation",
+        "_pass",
+    },
+    "cma.logger": {"CMADataLogger"},
+    "cma.optimization_tools": {"BestSolution"},
+    "cma.options_parameters": {"CMAOptions", "CMAParameters", "is_feasible"},
+    "cma.recombination_weights": {"RecombinationWeights"},
+    "cma.sampler": {"GaussFullSampler"},
+    "cma.sigma_adaptation": {"CMAAdaptSigmaCSA"},
+    "cma.transformations": {"DiagonalDecoding", "GenoPheno", "RoundIntegerVariables"},
+    "cma.utilities.utils": {"BlancClass", "DictFromTagsInString", "ElapsedWCTime", "MoreToWrite", "SolutionDict"},
+    "numpy": {"dtype", "ndarray"},
+    "numpy._core.multiarray": {"_reconstruct", "scalar"},
+    "numpy.linalg": {"eigh"},
+    "numpy.random._pcg64": {"PCG64"},
+    "numpy.random._pickle": {"__bit_generator_ctor", "__generator_ctor"},
+    "numpy.random.bit_generator": {"SeedSequence", "__pyx_unpickle_SeedSequence"},
+    "tuner.strategies._cmaes": {"_Normal"},
+}
+
+
+class _Unpickler(pickle.Unpickler):
+    """Unpickles a saved CMA-ES, refusing any name outside _PICKLED (another pycma's, or a crafted state)."""
+
+    def find_class(self, module, name):
+        if name not in _PICKLED.get(module, ()):
+            raise pickle.UnpicklingError(f"{module}.{name} is no part of a CMA-ES state")
+        return super().find_class(module, name)
 
 
 class _Normal:
@@ -147,7 +188,8 @@ class CMAES:
 
     def state_dict(self) -> dict:
         """Everything learnt, as JSON: pycma's search and our stream, pickled (pycma's state has no other
-        form; its size is CMA-ES's, not the history's). A pycma too different to unpickle it is refused."""
+        form; its size is CMA-ES's, not the history's). Loading unpickles only the classes such a state holds
+        (_PICKLED), so a crafted state runs nothing; a pycma whose classes differ is refused."""
         learnt = {k: v for k, v in self.__dict__.items() if k != "space"}
         return {"kind": self.kind, "sizes": self.space.sizes.tolist(), "pickle": deflate(pickle.dumps(learnt))}
 
@@ -160,13 +202,16 @@ class CMAES:
         ):
             raise ValueError(f"the saved strategy is not CMA-ES over a space of sizes {self.space.sizes.tolist()}")
         try:
-            learnt = pickle.loads(inflate(state.get("pickle")))
+            learnt = _Unpickler(io.BytesIO(inflate(state.get("pickle"), MOST))).load()
         except Exception as error:  # whatever unpickling another pycma's objects raises
             raise ValueError(
                 f"the saved CMA-ES does not load ({type(error).__name__}): another pycma's, or damaged"
             ) from None
         if not isinstance(learnt, dict) or set(learnt) != set(self.__dict__) - {"space"}:
             raise ValueError("the saved CMA-ES holds other fields: another version's, or damaged")
+        settings = {name: getattr(self, name) for name in ("sigma", "penalty", "popsize")}
+        if any(learnt[name] != value for name, value in settings.items()):
+            raise ValueError(f"the saved CMA-ES has other settings than {settings}")
         self.__dict__.update(learnt)
 
     def report(self) -> dict:

@@ -54,6 +54,11 @@ FIELDS = STATS_FIELDS + [
 ]
 
 
+def limits(arrays, scalars, total) -> tuple[dict, tuple]:
+    """What a saved EA state may hold (Entry.limits): the next individual is one of the population's."""
+    return {"next": (0, arrays["population"].shape[0] - 1), "generations": (0, None)}, ("population", "best")
+
+
 @kernel
 def new_state(state_type, sizes, rules, value_n, value_s, combos, elite, crossover, population, fitness, best):
     st = structref.new(state_type)

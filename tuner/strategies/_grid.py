@@ -47,6 +47,11 @@ def new_grid(state_type, sizes, rules, value_n, value_s, combos):
     return st
 
 
+def grid_limits(arrays, scalars, total) -> tuple[dict, tuple]:
+    """What a saved grid state may hold (Entry.limits): its count of combinations tried (read modulo the space)."""
+    return {"position": (0, None)}, ()
+
+
 def make_random(space, settings) -> tuple:
     arrays = stats_arrays(space)
     return new_random(RandomState(RANDOM_FIELDS), *stats_args(arrays)), arrays

@@ -90,6 +90,13 @@ FIELDS = STATS_FIELDS + [
 ]
 
 
+def limits(arrays, scalars, total) -> tuple[dict, tuple]:
+    """What a saved LSI state may hold (Entry.limits): a phase, a candidate of the k drawn, codes of the space."""
+    k = arrays["candidates"].shape[0]
+    bounds = {"phase": (GENERATE, DONE), "alive": (0, k), "index": (0, k - 1), "left": (0, None), "rounds": (0, 64)}
+    return {**bounds, "codes": (0, total - 1)}, ("candidates", "winner")
+
+
 @kernel
 def new_state(state_type, sizes, rules, value_n, value_s, combos, budget, generation, candidates, sums, codes, winner):
     st = structref.new(state_type)

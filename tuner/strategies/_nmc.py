@@ -134,6 +134,15 @@ def new_state(
 NAMES = ("pool", "pool_codes", "member", "order", "means", "position", "group", "groups", "group_stats", "live", "free")
 
 
+def limits(arrays, scalars, total) -> tuple[dict, tuple]:
+    """What a saved NMC state may hold (Entry.limits): members, groups and places within the pool's rows."""
+    rows = arrays["pool"].shape[0]
+    places = {name: (0, rows - 1) for name in ("order", "position", "group", "live", "free")}
+    counts = {name: (0, rows) for name in ("pooled", "live_count", "free_count")}
+    bounds = {**places, **counts, "tail": (-1, rows - 1), "groups": (-1, rows), "pool_codes": (0, total - 1)}
+    return {**bounds, "member": (0, scalars["pooled"])}, ("pool",)
+
+
 def make_state(space, settings) -> tuple:
     """(compiled state, its arrays by name) for a fresh NMC over `space`."""
     arrays = stats_arrays(space, ucb=True)

@@ -58,6 +58,11 @@ FIELDS = (
 )
 
 
+def limits(arrays, scalars, total) -> tuple[dict, tuple]:
+    """What a saved NTBEA state may hold (Entry.limits): its points are the space's."""
+    return {}, ("current", "candidate")
+
+
 @kernel
 def new_state(state_type, sizes, rules, value_n, value_s, combos, value_m, value_r, c, neighbours, current, candidate):
     st = structref.new(state_type)

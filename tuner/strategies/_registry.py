@@ -43,6 +43,10 @@ class Entry:
     load: Callable | None = None
     sequential: bool = False  # asks the same point until it is told its reward: one trial at a time in a study
     any_point: bool = False  # a tell learns the point told and nothing else: another copy's tells can be merged in
+    # compiled: (arrays, scalars, combinations) -> ({field: (low, high)} for its whole-number fields and arrays,
+    # the arrays whose rows are points): what a saved state may hold, checked before compiled code reads it
+    limits: Callable = lambda arrays, scalars, total: ({}, ())
+    fixed: tuple[str, ...] = ()  # scalar fields set from the settings: a saved state must hold the same
 
     @property
     def compiled(self) -> bool:
@@ -92,6 +96,7 @@ REGISTRY = {
             _grid.grid_choose,
             _grid.plain_update,
             any_point=True,
+            limits=_grid.grid_limits,
         ),
         Entry(
             "nmc",
@@ -103,6 +108,8 @@ REGISTRY = {
             _nmc.update,
             forget=_nmc.forget,
             any_point=True,
+            limits=_nmc.limits,
+            fixed=("eps0", "c_local", "c_global", "grouped"),
         ),
         Entry(
             "ea",
@@ -113,6 +120,8 @@ REGISTRY = {
             _ea.choose,
             _ea.update,
             sequential=True,
+            limits=_ea.limits,
+            fixed=("elite", "crossover"),
         ),
         Entry(
             "ntbea",
@@ -123,6 +132,8 @@ REGISTRY = {
             _ntbea.choose,
             _ntbea.update,
             sequential=True,
+            limits=_ntbea.limits,
+            fixed=("c", "neighbours"),
         ),
         Entry(
             "lsi",
@@ -134,6 +145,8 @@ REGISTRY = {
             _lsi.update,
             _lsi.recommend,
             _lsi.finished,
+            limits=_lsi.limits,
+            fixed=("budget", "generation"),
         ),
         Entry(
             "cmaes",

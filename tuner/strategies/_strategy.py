@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 import zlib
 from typing import Protocol, runtime_checkable
 
@@ -81,6 +82,11 @@ def _total(st):
     return st.total
 
 
+def _array_fields(state_type) -> list[str]:
+    """The array fields of a strategy's StructRef type (each held in `Strategy.arrays` by its name)."""
+    return [name for name, t in state_type.field_dict.items() if isinstance(t, types.Array)]
+
+
 def _scalar_fields(state_type) -> list[tuple[str, types.Type]]:
     """The fields of a strategy's StructRef type that are not arrays (counters, phases, settings), in order."""
     return [(name, t) for name, t in state_type.field_dict.items() if not isinstance(t, types.Array)]
@@ -141,20 +147,26 @@ def unpack(packed, like: np.ndarray, name: str) -> np.ndarray:
     ):
         raise ValueError(f"a saved strategy's {name} is not a {like.dtype} array of shape {shape}")
     try:
-        data = inflate(packed["data"])
+        data = inflate(packed["data"], like.nbytes)
         return np.frombuffer(data, dtype=like.dtype.newbyteorder("<")).reshape(like.shape).astype(like.dtype)
     except (ValueError, TypeError, zlib.error) as error:
         raise ValueError(f"a saved strategy's {name} does not decode: {error}") from None
 
 
 def deflate(data: bytes) -> str:
-    return base64.b64encode(zlib.compress(data)).decode("ascii")
+    """Bytes as text: deflated (level 1: a state is saved at every move of a game) and base64."""
+    return base64.b64encode(zlib.compress(data, 1)).decode("ascii")
 
 
-def inflate(text) -> bytes:
+def inflate(text, most: int) -> bytes:
+    """`deflate`'s bytes back, refusing more than `most` of them (a damaged text cannot claim much memory)."""
     if not isinstance(text, str):
         raise ValueError("its data is not text")
-    return zlib.decompress(base64.b64decode(text, validate=True))
+    inflater = zlib.decompressobj()
+    data = inflater.decompress(base64.b64decode(text, validate=True), most)
+    if inflater.unconsumed_tail or not inflater.eof:
+        raise ValueError(f"it holds more than {most} bytes, or is cut short")
+    return data
 
 
 def check_settings(kind: str, settings: dict) -> dict:
@@ -285,7 +297,7 @@ class Strategy:
             "rng": int(self.rng[0]),
             "settled_asks": self.settled_asks,
             "scalars": dict(zip((name for name, _ in _scalar_fields(typeof(self.compiled))), _scalars(self.compiled))),
-            "arrays": {name: pack(a) for name, a in self.arrays.items() if a.base is None},  # not the views
+            "arrays": {name: pack(self.arrays[name]) for name in _array_fields(typeof(self.compiled))},
         }
 
     def load_state_dict(self, state: dict) -> None:
@@ -302,23 +314,48 @@ class Strategy:
             if state.get(key) != value:
                 raise ValueError(f"the saved strategy's {key} is {state.get(key)!r}, not {value!r}")
         compiled, arrays = self.entry.make_state(self.space, self.settings)
-        fields = _scalar_fields(typeof(compiled))
+        fields, wanted = _scalar_fields(typeof(compiled)), _array_fields(typeof(compiled))
         saved_arrays, saved_scalars = state.get("arrays"), state.get("scalars")
-        wanted = [name for name, a in arrays.items() if a.base is None]
         if not isinstance(saved_arrays, dict) or sorted(saved_arrays) != sorted(wanted):
             raise ValueError(f"a saved {self.kind} strategy holds the arrays {sorted(wanted)}")
         if not isinstance(saved_scalars, dict) or sorted(saved_scalars) != sorted(name for name, _ in fields):
             raise ValueError(f"a saved {self.kind} strategy holds the fields {sorted(name for name, _ in fields)}")
         decoded = {name: unpack(saved_arrays[name], arrays[name], name) for name in wanted}
-        scalars = tuple(_scalar(saved_scalars[name], t, name) for name, t in fields)
+        scalars = {name: _scalar(saved_scalars[name], t, name) for name, t in fields}
+        self._check(decoded, scalars, arrays, dict(zip((name for name, _ in fields), _scalars(compiled))))
         rng, settled = state.get("rng"), state.get("settled_asks")
         if not (_whole(rng) and rng < 1 << 64 and _whole(settled)):
             raise ValueError(f"a saved strategy's rng and settled_asks are whole numbers, got {rng!r}, {settled!r}")
         for name, array in decoded.items():
             arrays[name][...] = array  # in place: the compiled state holds these very arrays
-        _put_scalars(compiled, scalars)
+        _put_scalars(compiled, tuple(scalars.values()))
         self.compiled, self.arrays = compiled, arrays
         self.rng, self.settled_asks = np.array([rng], dtype=np.uint64), settled
+
+    def _check(self, arrays: dict, scalars: dict, fresh: dict, fresh_scalars: dict) -> None:
+        """ValueError in one line unless a saved state's contents are what this strategy could hold: the space's
+        sizes and rules, the settings' fields, and every index within what it indexes (the compiled steps read
+        them unchecked: a wild index would crash the process, not raise)."""
+        for name in ("sizes", "rules"):
+            if not np.array_equal(arrays[name], fresh[name]):
+                raise ValueError(f"a saved strategy's {name} are not its space's")
+        for name in self.entry.fixed:
+            if scalars[name] != fresh_scalars[name]:
+                raise ValueError(
+                    f"a saved strategy's {name} is {scalars[name]!r}, not its setting {fresh_scalars[name]!r}"
+                )
+        bounds, points = self.entry.limits(arrays, scalars, self.space.combinations())
+        for name, (low, high) in bounds.items():
+            values = np.asarray(arrays[name] if name in arrays else scalars[name])
+            if values.size and (values.min() < low or (high is not None and values.max() > high)):
+                raise ValueError(f"a saved strategy's {name} lies outside [{low}, {high}]")
+        for name in points:
+            rows = arrays[name].reshape(-1, len(self.space))
+            if rows.size and ((rows < 0).any() or (rows >= self.space.sizes).any()):
+                raise ValueError(f"a saved strategy's {name} holds points outside its space")
+        for name, value in scalars.items():
+            if isinstance(value, float) and not math.isfinite(value):
+                raise ValueError(f"a saved strategy's {name} is not a finite number: {value!r}")
 
     def samples_per_value(self) -> dict[str, list[int]]:
         """How often each value of each parameter was evaluated."""
@@ -335,9 +372,13 @@ def _scalar(value, numba_type, name: str):
     if isinstance(numba_type, types.Boolean) and isinstance(value, bool):
         return value
     if isinstance(numba_type, types.Integer) and isinstance(value, int) and not isinstance(value, bool):
-        return value
+        if -(1 << 63) <= value < 1 << 63:
+            return value
     if isinstance(numba_type, types.Float) and isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
+        try:
+            return float(value)
+        except OverflowError:
+            pass
     raise ValueError(f"a saved strategy's {name} is a {numba_type}, got {value!r}")
 
 
