@@ -17,12 +17,13 @@ import threading
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, parallel_config
 
 from games import load as load_game
 from games.rng import derive_seeds
 from tuner.agents import adapts_between_games, batches, check_spec, group_key, make_agents
 from tuner.agents.spec import AgentSpec
+from tuner.match.cluster import connect, on_cluster, threads
 from tuner.match.stats import Record
 
 
@@ -199,6 +200,7 @@ def play_match(
     seed: int = 0,
     workers: int = 1,
     backend: str = "threads",
+    cluster: str | None = None,
     concurrent: int | None = None,
     progress=None,
 ) -> MatchResult:
@@ -209,8 +211,9 @@ def play_match(
         spec_a, spec_b: agent specs (text or parsed `AgentSpec`).
         games: games in all; A moves first in the even-numbered ones.
         seed: the match seed; game i reseeds both agents from (seed, i), so it replays alone.
-        workers: games played at once; backend: "threads" (the compiled searches release the GIL)
-            or "processes" (joblib's loky).
+        workers: games played at once; backend: "threads" (the compiled searches release the GIL),
+            "processes" (joblib's loky) or "cluster": the Dask scheduler at address `cluster` spreads the
+            workers' shares over its machines (workers 1: one share per worker thread of the cluster).
         concurrent: games each worker plays in lock-step, so that agents which batch their searches
             (az) evaluate the positions of all of them in one forward; default 256 when an agent
             batches, else 1. A match whose agent adapts between games (dsa=inter, dda=alphadda1z)
@@ -225,6 +228,7 @@ def play_match(
         [(spec_a, spec_b, seed, games)],
         workers=workers,
         backend=backend,
+        cluster=cluster,
         concurrent=concurrent,
         progress=progress,
     )
@@ -237,6 +241,7 @@ def play_matches(
     *,
     workers: int = 1,
     backend: str = "threads",
+    cluster: str | None = None,
     concurrent: int | None = None,
     progress=None,
     resume: list[Resume | None] | None = None,
@@ -264,8 +269,10 @@ def play_matches(
     matches = [(check_spec(g, a), check_spec(g, b), seed, games) for a, b, seed, games in matches]
     if workers < 1:
         raise ValueError("workers must be at least 1")
-    if backend not in ("threads", "processes"):
-        raise ValueError(f"unknown backend {backend!r}: use threads or processes")
+    if backend not in ("threads", "processes", "cluster"):
+        raise ValueError(f"unknown backend {backend!r}: use threads, processes or cluster")
+    if (backend == "cluster") != (cluster is not None):
+        raise ValueError("a cluster's address goes with backend='cluster', and that backend needs one")
     if concurrent is None:
         batching = any(batches(s) for m in matches for s in m[:2])
         concurrent = 256 if batching else 1
@@ -277,6 +284,9 @@ def play_matches(
     if (after_game is not None or any(resume)) and (workers != 1 or backend != "threads"):
         raise ValueError("resume and after_game need workers=1 and backend='threads'")
     resume = [r or Resume() for r in resume]
+    client = connect(cluster) if backend == "cluster" else None  # unreachable: one line, before any game
+    if client is not None and workers == 1:
+        workers = threads(client)
     # worker w plays the w-th part of every match that has one: shares[w] = [(match, its games)]
     todo = [np.array([i for i in range(m[3]) if i not in r.done], dtype=int) for m, r in zip(matches, resume)]
     parts = [np.array_split(indices, max(1, min(workers, len(indices)))) for indices in todo]
@@ -308,12 +318,13 @@ def play_matches(
         )
     else:
         jobs = []
-        for share_results in Parallel(n_jobs=len(shares), backend="loky", return_as="generator")(
-            delayed(_play_share)(name, share, None, concurrent) for share in tables
-        ):
-            jobs.append(share_results)
-            if progress is not None:
-                progress.update(sum(len(r) for r in share_results))
+        with on_cluster(client) if client is not None else parallel_config(backend="loky"):
+            for share_results in Parallel(n_jobs=len(shares), return_as="generator")(
+                delayed(_play_share)(name, share, None, concurrent) for share in tables
+            ):
+                jobs.append(share_results)
+                if progress is not None:
+                    progress.update(sum(len(r) for r in share_results))
     played: list[list[GameResult]] = [[] for _ in matches]
     for share, job in zip(shares, jobs):
         for (m, _), games_played in zip(share, job):
@@ -329,7 +340,15 @@ def play_matches(
 
 
 def round_robin(
-    game, specs: list[str], *, games: int, seed: int = 0, workers: int = 1, backend="threads", progress=None
+    game,
+    specs: list[str],
+    *,
+    games: int,
+    seed: int = 0,
+    workers: int = 1,
+    backend="threads",
+    cluster: str | None = None,
+    progress=None,
 ) -> list[MatchResult]:
     """Every pair of `specs` plays a seat-balanced match of `games` games; the pair's seed comes from (seed, i, j)."""
     if len(set(specs)) != len(specs):
@@ -340,7 +359,15 @@ def round_robin(
             (pair_seed,) = derive_seeds(seed, i, j)
             matches.append(
                 play_match(
-                    game, a, specs[j], games=games, seed=pair_seed, workers=workers, backend=backend, progress=progress
+                    game,
+                    a,
+                    specs[j],
+                    games=games,
+                    seed=pair_seed,
+                    workers=workers,
+                    backend=backend,
+                    cluster=cluster,
+                    progress=progress,
                 )
             )
     return matches

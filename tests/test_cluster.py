@@ -1,0 +1,83 @@
+"""Match work on a Dask cluster (tuner.match.cluster): a two-worker cluster on loopback, started here, plays the
+same games as one machine, a lost worker's games are played again and counted once, and a cluster that cannot be
+reached is one line."""
+
+import json
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+from tuner.cli import main
+from tuner.match import play_match
+from tuner.match.cluster import connect
+
+distributed = pytest.importorskip("distributed", reason="needs Dask distributed (the test extra)")
+pytestmark = pytest.mark.slow
+A, B = "mcts:simulations=30", "mcts:simulations=10"
+
+
+@pytest.fixture
+def cluster():
+    """Two worker processes of one thread each, on loopback; yields the scheduler's address."""
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+    ) as local:
+        yield local.scheduler_address
+
+
+def games_of(result) -> str:
+    return json.dumps(result.to_dict(with_games=True), sort_keys=True)
+
+
+def test_a_match_on_two_workers_is_byte_for_byte_the_match_on_one_machine(cluster):
+    here = play_match("connect4", A, B, games=8, seed=5)
+    there = play_match("connect4", A, B, games=8, seed=5, backend="cluster", cluster=cluster)
+    assert games_of(there) == games_of(here)
+    split = play_match("connect4", A, B, games=8, seed=5, workers=3, backend="cluster", cluster=cluster)
+    assert games_of(split) == games_of(here)  # three shares on two workers: the same games
+
+
+def test_the_command_line_plays_a_tournament_on_the_cluster(cluster, capsys):
+    argv = ["tournament", "connect4", A, B, "random", "--games", "4", "--json"]
+    assert main(argv) == 0
+    here = json.loads(capsys.readouterr().out)
+    assert main([*argv, "--cluster", cluster]) == 0
+    assert json.loads(capsys.readouterr().out) == here
+
+
+def test_a_lost_workers_games_are_played_again_and_counted_once(cluster):
+    """One worker is killed while both play their shares: the scheduler runs its share again on a worker that
+    lives, and the match has every game once, the same games as on one machine."""
+    here = play_match("connect4", A, B, games=12, seed=7)
+    client = connect(cluster)
+    pids = client.run(os.getpid)  # worker address -> its process
+    done = {}
+
+    def play():
+        done["result"] = play_match("connect4", A, B, games=12, seed=7, workers=2, backend="cluster", cluster=cluster)
+
+    worker = threading.Thread(target=play)
+    worker.start()
+    deadline = time.monotonic() + 60
+    while not any(client.processing().values()) and time.monotonic() < deadline:
+        time.sleep(0.05)  # until a share is being played
+    busy = next(address for address, tasks in client.processing().items() if tasks)
+    os.kill(pids[busy], signal.SIGKILL)
+    worker.join(300)
+    client.close()
+    assert not worker.is_alive() and "result" in done
+    assert games_of(done["result"]) == games_of(here)
+    assert sorted(g.index for g in done["result"].games) == list(range(12))
+
+
+def test_a_cluster_that_cannot_be_reached_is_one_line(capsys):
+    with pytest.raises(ValueError, match="cannot reach a Dask scheduler at 'tcp://127.0.0.1:9'") as error:
+        connect("tcp://127.0.0.1:9", timeout=1)
+    assert "\n" not in str(error.value)
+    assert main(["arena", "connect4", A, B, "--games", "2", "--cluster", "tcp://127.0.0.1:9"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "cannot reach a Dask scheduler" in err[0]
