@@ -552,14 +552,14 @@ def test_a_saved_strategy_that_does_not_fit_is_refused_in_one_line_and_changes_n
 
 
 def _packed(array):
-    from tuner.strategies._strategy import pack
+    from tuner.strategies._packing import pack
 
     return pack(array)
 
 
 def _scale(state, name):
     """`state` with every entry of its array `name` made 99 (no value index of the 4 x 4 space)."""
-    from tuner.strategies._strategy import inflate, pack
+    from tuner.strategies._packing import inflate, pack
 
     packed = state["arrays"][name]
     raw = inflate(packed["data"], 1 << 24)
@@ -573,7 +573,7 @@ def test_a_crafted_cmaes_state_runs_nothing_when_it_is_refused(tmp_path):
     import json
     import pickle
 
-    from tuner.strategies._strategy import deflate
+    from tuner.strategies._packing import deflate
 
     marker = tmp_path / "ran"
 

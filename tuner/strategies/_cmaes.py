@@ -21,9 +21,9 @@ import pickle
 import cma
 import numpy as np
 
+from tuner.strategies._packing import deflate, inflate
 from tuner.strategies._settings import check_reward
 from tuner.strategies._space import Space
-from tuner.strategies._strategy import deflate, inflate
 
 MOST = 1 << 24  # bytes a saved CMA-ES may inflate to (its states are kilobytes)
 # Every pycma stopping rule that looks at fitness values, switched off (the best parameters may

@@ -8,10 +8,8 @@
 
 from __future__ import annotations
 
-import base64
 import json
 import math
-import zlib
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -22,6 +20,7 @@ from numba.core.typing import signature
 from games.jit import kernel
 from games.rng import make_rng
 from search.allocation import choose, update
+from tuner.strategies._packing import pack, unpack
 from tuner.strategies._registry import COMPILED, NAMES, REGISTRY
 from tuner.strategies._settings import check_reward
 from tuner.strategies._space import Space
@@ -129,44 +128,6 @@ def _scalars(st):
 @kernel
 def _put_scalars(st, values):
     _set_scalars(st, values)
-
-
-def pack(array: np.ndarray) -> dict:
-    """An array as JSON: dtype, shape and its bytes (little-endian, deflated, base64): exact and small."""
-    data = np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("<")).tobytes()
-    return {"dtype": array.dtype.str.lstrip("<>|="), "shape": list(array.shape), "data": deflate(data)}
-
-
-def unpack(packed, like: np.ndarray, name: str) -> np.ndarray:
-    """The array `pack` gave, which must have `like`'s dtype and shape; ValueError in one line otherwise."""
-    shape = list(like.shape)
-    if (
-        not isinstance(packed, dict)
-        or packed.get("dtype") != like.dtype.str.lstrip("<>|=")
-        or packed.get("shape") != shape
-    ):
-        raise ValueError(f"a saved strategy's {name} is not a {like.dtype} array of shape {shape}")
-    try:
-        data = inflate(packed["data"], like.nbytes)
-        return np.frombuffer(data, dtype=like.dtype.newbyteorder("<")).reshape(like.shape).astype(like.dtype)
-    except (ValueError, TypeError, zlib.error) as error:
-        raise ValueError(f"a saved strategy's {name} does not decode: {error}") from None
-
-
-def deflate(data: bytes) -> str:
-    """Bytes as text: deflated (level 1: a state is saved at every move of a game) and base64."""
-    return base64.b64encode(zlib.compress(data, 1)).decode("ascii")
-
-
-def inflate(text, most: int) -> bytes:
-    """`deflate`'s bytes back, refusing more than `most` of them (a damaged text cannot claim much memory)."""
-    if not isinstance(text, str):
-        raise ValueError("its data is not text")
-    inflater = zlib.decompressobj()
-    data = inflater.decompress(base64.b64decode(text, validate=True), most)
-    if inflater.unconsumed_tail or not inflater.eof:
-        raise ValueError(f"it holds more than {most} bytes, or is cut short")
-    return data
 
 
 def check_settings(kind: str, settings: dict) -> dict:
