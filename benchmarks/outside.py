@@ -11,47 +11,29 @@ beside the same search through OpenSpiel's (`openspiel:connect_four`), which pri
 
 import argparse
 import json
-import statistics
 import sys
-import time
 from pathlib import Path
 
-from benchmarks.common import environment
-from benchmarks.search import UCT_C
+from benchmarks.common import environment, median_rate
+from benchmarks.search import UCT_C, ours_rate
 
 PYSPIEL_GAMES = ("tic_tac_toe", "connect_four", "hex(board_size=7)", "breakthrough(rows=6,columns=6)")
 NIM = Path(__file__).resolve().parent.parent / "examples" / "nim"
 
 
-def ours_rate(game, simulations: int, rounds: int, seed: int) -> float:
+def ours(game, simulations: int, rounds: int, seed: int) -> float:
     """Median simulations/s of our mcts from `game`'s start (a fresh tree each search)."""
-    from tuner.agents import make_agent
-
-    agent = make_agent(game, f"mcts:simulations={simulations}", seed=seed)
-    state = game.new_initial_state()
-    agent.select_action(state)  # compile, warm caches
-    rates = []
-    for _ in range(rounds):
-        agent.new_game()
-        agent.select_action(state)
-        rates.append(agent.last_search.simulations / agent.last_search.seconds)
-    return statistics.median(rates)
+    return ours_rate(game, f"mcts:simulations={simulations}", game.new_initial_state(), rounds, seed)
 
 
-def openspiel_rate(name: str, simulations: int, rounds: int, seed: int) -> float:
+def theirs(name: str, simulations: int, rounds: int, seed: int) -> float:
     """Median simulations/s of OpenSpiel's C++ MCTSBot from the pyspiel game's start."""
     import pyspiel
 
     game = pyspiel.load_game(name)
     bot = pyspiel.MCTSBot(game, pyspiel.RandomRolloutEvaluator(1, seed), UCT_C, simulations, 10**9, False, seed, False)
     state = game.new_initial_state()
-    rates = []
-    for _ in range(rounds):
-        bot.restart()
-        t = time.perf_counter()
-        bot.step(state)
-        rates.append(simulations / (time.perf_counter() - t))
-    return statistics.median(rates)
+    return median_rate(lambda: (bot.restart(), bot.step(state)), simulations, rounds)
 
 
 def main() -> None:
@@ -70,14 +52,14 @@ def main() -> None:
     results = {"environment": environment(args.seed), "simulations": args.simulations, "rows": []}
     print(f"{'game':<34}{'ours/s':>11}{'OpenSpiel/s':>13}{'ratio':>8}")
     for name in PYSPIEL_GAMES:
-        ours = ours_rate(games.load(f"openspiel:{name}"), args.simulations, args.rounds, args.seed)
-        theirs = openspiel_rate(name, args.simulations, args.rounds, args.seed)
-        results["rows"].append({"game": f"openspiel:{name}", "ours": ours, "openspiel": theirs, "ratio": ours / theirs})
-        print(f"{'openspiel:' + name:<34}{ours:>11,.0f}{theirs:>13,.0f}{ours / theirs:>7.2f}x")
-    nim = ours_rate(OutsideGame("nim", Nim()), args.simulations, args.rounds, args.seed)
+        mine = ours(games.load(f"openspiel:{name}"), args.simulations, args.rounds, args.seed)
+        peer = theirs(name, args.simulations, args.rounds, args.seed)
+        results["rows"].append({"game": f"openspiel:{name}", "ours": mine, "openspiel": peer, "ratio": mine / peer})
+        print(f"{'openspiel:' + name:<34}{mine:>11,.0f}{peer:>13,.0f}{mine / peer:>7.2f}x")
+    nim = ours(OutsideGame("nim", Nim()), args.simulations, args.rounds, args.seed)
     results["rows"].append({"game": "nim (plain Python)", "ours": nim, "openspiel": None, "ratio": None})
     print(f"{'nim (plain Python, examples/nim)':<34}{nim:>11,.0f}{'-':>13}{'-':>8}")
-    compiled = ours_rate(games.load("connect4"), args.simulations, args.rounds, args.seed)
+    compiled = ours(games.load("connect4"), args.simulations, args.rounds, args.seed)
     through = next(r["ours"] for r in results["rows"] if r["game"] == "openspiel:connect_four")
     results["connect4_compiled_over_outside"] = compiled / through
     print(

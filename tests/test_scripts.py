@@ -67,6 +67,7 @@ SCRIPTS = [
         "experiments.online_dda",
         ["shift", "--games", "1", "--configs", "alphadda1-ntbea", "--options", "simulations=4", "--out", "{tmp}"],
     ),
+    ("benchmarks.outside", ["--simulations", "20", "--rounds", "1", "--json", "{tmp}/outside.json"]),
     (
         "benchmarks.samplers",
         ["--seeds", "2", "--trials", "50", "--problems", "mixed", "--samplers", "ntbea,lsi,tpe", "--retime", "1"]
