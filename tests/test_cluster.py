@@ -81,3 +81,15 @@ def test_a_cluster_that_cannot_be_reached_is_one_line(capsys):
     assert main(["arena", "connect4", A, B, "--games", "2", "--cluster", "tcp://127.0.0.1:9"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "cannot reach a Dask scheduler" in err[0]
+
+
+def test_a_truth_table_played_on_the_cluster_is_the_one_played_here(cluster, make_study, tmp_path):
+    """`study truth --cluster`: every point's games on the two workers; the table is the local one's, row for row."""
+    from tuner.study import truth
+
+    here, there = make_study("here"), make_study("there")
+    local = truth.run(here, 2)
+    assert main(["study", "truth", str(there), "--games", "2", "--cluster", cluster]) == 0
+    keep = ("index", "values", "games", "seed", "records", "value")
+    rows = [[{k: r[k] for k in keep} for r in table.rows] for table in (local, truth.load(there))]
+    assert len(rows[0]) == 4 and rows[1] == rows[0]

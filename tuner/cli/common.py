@@ -51,6 +51,23 @@ def game_help() -> str:
     return f"one of {', '.join(games.names())}, or openspiel:NAME (a pyspiel game: its own rules, slower)"
 
 
+CLUSTER_HELP = (
+    "play the games on a Dask cluster instead (its scheduler, e.g. tcp://10.0.0.5:8786; needs sparring[cluster]), "
+    "the same games as on one machine; --workers then counts shares (default: one per worker thread)"
+)
+
+
+def check_cluster(address: str | None) -> None:
+    """A --cluster that cannot be reached (or Dask missing) is one line, before any game."""
+    if address:
+        from tuner.match.cluster import connect
+
+        try:
+            connect(address).close()
+        except ValueError as error:
+            raise CommandError(str(error)) from None
+
+
 def count(n: int, noun: str) -> str:
     """`n noun`, plural unless n is 1: "1 game", "3 games"."""
     return f"{n} {noun}{'' if n == 1 else 's'}"

@@ -5,7 +5,17 @@ import json
 import sys
 
 import games
-from tuner.cli.common import CommandError, check_specs, count, game_help, game_name, positive, progress
+from tuner.cli.common import (
+    CLUSTER_HELP,
+    CommandError,
+    check_cluster,
+    check_specs,
+    count,
+    game_help,
+    game_name,
+    positive,
+    progress,
+)
 
 
 def _demo(args) -> int:
@@ -48,7 +58,7 @@ def _arena(args) -> int:
     from tuner.match import format_interval, play_match
 
     check_specs(games.load(args.game), [args.spec_a, args.spec_b])
-    _check_cluster(args)
+    check_cluster(args.cluster)
     if args.workers > 1 and any(adapts_between_games(spec) for spec in (args.spec_a, args.spec_b)):
         print(
             "note: with several workers each one has its own inter-game adjuster, which sees only that "
@@ -103,7 +113,7 @@ def _tournament(args) -> int:
     if len(specs) < 2 or len(set(specs)) != len(specs):
         raise CommandError("a tournament needs at least two different agent specs")
     check_specs(games.load(args.game), specs)
-    _check_cluster(args)
+    check_cluster(args.cluster)
     anchors = _parse_anchors(args.anchor, specs)
     rounds = args.rounds or max(1, args.games // 2)
     total = args.games * len(specs) * (len(specs) - 1) // 2
@@ -146,29 +156,12 @@ def _backend(args) -> str:
     return "cluster" if args.cluster else args.backend
 
 
-def _check_cluster(args) -> None:
-    """A --cluster that cannot be reached (or Dask missing) is one line, before any game."""
-    if args.cluster:
-        from tuner.match.cluster import connect
-
-        try:
-            connect(args.cluster).close()
-        except ValueError as error:
-            raise CommandError(str(error)) from None
-
-
 def _add_match_options(p):
     p.add_argument("--games", type=positive, default=20, help="games per pairing, half with each agent first (20)")
     p.add_argument("--seed", type=int, default=0, help="match seed; game i is seeded from (seed, i) (0)")
     p.add_argument("--workers", type=positive, default=1, help="games played in parallel (1)")
     p.add_argument("--backend", choices=["threads", "processes"], default="threads", help="how workers run (threads)")
-    p.add_argument(
-        "--cluster",
-        metavar="ADDRESS",
-        help="play the games on a Dask cluster instead (its scheduler, e.g. tcp://10.0.0.5:8786; needs "
-        "sparring[cluster]), the same games as on one machine; --workers then counts shares (default: one per "
-        "worker thread)",
-    )
+    p.add_argument("--cluster", metavar="ADDRESS", help=CLUSTER_HELP)
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout and nothing else")
 
 

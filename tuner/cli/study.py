@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from tuner.cli.common import count
+from tuner.cli.common import CLUSTER_HELP, count
 from tuner.study.objective import OBJECTIVES
 from tuner.study.spec import STRATEGIES, TEMPLATES, StudyError, StudySpec, render
 
@@ -154,14 +154,15 @@ def _budgets(text: str) -> list[int]:
 
 
 def _truth(args) -> int:
-    from tuner.cli.common import progress
+    from tuner.cli.common import check_cluster, progress
     from tuner.study import truth
     from tuner.study.spec import StudySpec, trial_games
 
     spec = StudySpec.load(args.folder)
+    check_cluster(args.cluster)
     total = len(truth.points(spec)) * trial_games(args.games, len(spec.opponents))
     with progress(total, f"truth of {Path(args.folder).name}") as bar:
-        table = truth.run(args.folder, args.games, workers=args.workers, progress=bar)
+        table = truth.run(args.folder, args.games, workers=args.workers, progress=bar, cluster=args.cluster)
     best = table.best()
     params = ", ".join(f"{k} = {v:g}" for k, v in best["values"].items())
     print(
@@ -296,6 +297,7 @@ def add_commands(sub) -> None:
     )
     truth.add_argument("--games", type=int, required=True, help="games per opponent and seat at each point")
     truth.add_argument("--workers", type=int, default=1, help="games played at once, as threads (1)")
+    truth.add_argument("--cluster", metavar="ADDRESS", help=CLUSTER_HELP)
 
     compare = _subcommand(
         commands,

@@ -106,6 +106,7 @@ class StudySpec:
     validate_points: dict = field(default_factory=dict)  # [validate.points]: name -> values, replayed too
     validate_baseline: str = "default"  # [validate] baseline: the point the recommendation is judged against
     _template: AgentSpec | None = field(default=None, repr=False, compare=False)
+    cluster: str | None = field(default=None, repr=False, compare=False)  # a Dask scheduler for the games (--cluster)
 
     @classmethod
     def from_dict(cls, raw: dict) -> StudySpec:

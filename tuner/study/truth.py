@@ -132,17 +132,18 @@ def load(folder) -> Truth:
     return Truth(spec, rows)
 
 
-def run(folder, games: int, *, workers: int = 1, chunk: int = 4, progress=None) -> Truth:
+def run(folder, games: int, *, workers: int = 1, chunk: int = 4, progress=None, cluster: str | None = None) -> Truth:
     """Play every missing point of FOLDER's space with `games` games per opponent and seat (see the module
-    docstring); `chunk` points at a time in one pool with `workers` threads. Returns the whole table."""
+    docstring); `chunk` points at a time in one pool with `workers` threads, or on the Dask cluster at address
+    `cluster` (the same games: each is seeded by its point and index). Returns the whole table."""
     folder = Path(folder)
     if games < 1 or workers < 1:
         raise StudyError("--games and --workers must be at least 1")
     with FileLock(folder / ".truth.lock"):  # one process at a time: a second waits, then finds the points played
-        return _run(folder, games, workers, chunk, progress)
+        return _run(folder, games, workers, chunk, progress, cluster)
 
 
-def _run(folder: Path, games: int, workers: int, chunk: int, progress) -> Truth:
+def _run(folder: Path, games: int, workers: int, chunk: int, progress, cluster: str | None) -> Truth:
     truth = load(folder)
     spec = truth.spec
     if truth.rows and truth.games != games:
@@ -155,7 +156,7 @@ def _run(folder: Path, games: int, workers: int, chunk: int, progress) -> Truth:
     todo = [(i, p) for i, p in enumerate(every) if _key(p, spec.space.names) not in done]
     if progress is not None:
         progress.update(len(done) * trial_games(games, len(spec.opponents)))
-    played = replace(spec, games=games, game_workers=workers)
+    played = replace(spec, games=games, game_workers=workers, cluster=cluster)
     for start in range(0, len(todo), chunk):
         part = todo[start : start + chunk]
         records = objectives.play_trials(played, [(p, point_seed(spec.seed, i)) for i, p in part], progress=progress)
