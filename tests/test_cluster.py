@@ -93,3 +93,14 @@ def test_a_truth_table_played_on_the_cluster_is_the_one_played_here(cluster, mak
     keep = ("index", "values", "games", "seed", "records", "value")
     rows = [[{k: r[k] for k in keep} for r in table.rows] for table in (local, truth.load(there))]
     assert len(rows[0]) == 4 and rows[1] == rows[0]
+
+
+def test_a_study_run_on_the_cluster_stores_the_trials_run_here(cluster, make_study):
+    """`study run --cluster`: the trials' games on the two workers; the same values as a run here."""
+    from tuner.study.runner import load, run
+
+    here, there = make_study("here"), make_study("there")
+    run(here, progress=False)
+    assert main(["study", "run", str(there), "--cluster", cluster, "--json"]) == 0
+    values = [[(t.params, t.value) for t in load(folder)[1].trials] for folder in (here, there)]
+    assert len(values[0]) == 4 and values[1] == values[0]

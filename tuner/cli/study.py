@@ -26,9 +26,11 @@ def _new(args) -> int:
 
 
 def _run(args) -> int:
+    from tuner.cli.common import check_cluster
     from tuner.study.report import write_report
     from tuner.study.runner import run
 
+    check_cluster(args.cluster)
     summary = run(
         args.folder,
         workers=args.workers,
@@ -36,6 +38,7 @@ def _run(args) -> int:
         trials=args.trials,
         progress=not args.json,
         verbose=args.verbose,
+        cluster=args.cluster,
     )
     report = Path(args.folder) / "report" / "report.md"
     if summary["updated"] or not report.exists():  # a finished study run again changes nothing on disk
@@ -256,6 +259,12 @@ def add_commands(sub) -> None:
     run.add_argument("--workers", type=int, help="trials run at once, as processes (study.toml's workers)")
     run.add_argument("--trials", type=int, help="finished trials to reach (study.toml's trials)")
     run.add_argument("--storage", metavar="URL", help=STORAGE_HELP)
+    run.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="play each trial's games on a Dask cluster (its scheduler, e.g. tcp://10.0.0.5:8786; needs "
+        "sparring[cluster]): the same games; the trials still run as --workers processes here",
+    )
     run.add_argument("--json", action="store_true", help="no progress bar; print the final status as JSON")
     run.add_argument("-v", "--verbose", action="store_true", help="show Optuna's notices (a study created, ...)")
 

@@ -12,6 +12,7 @@ import json
 import multiprocessing
 import os
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import optuna
@@ -116,16 +117,24 @@ def run_trials(
 
 
 def work(
-    folder, storage: str | None, target: int, bar=None, threads: int | None = None, verbosity=optuna.logging.WARNING
+    folder,
+    storage: str | None,
+    target: int,
+    bar=None,
+    threads: int | None = None,
+    verbosity=optuna.logging.WARNING,
+    cluster: str | None = None,
 ) -> None:
     """One worker: run trials, `batch_trials` at a time, until the study has `target` finished ones
     (counting those running). `threads`: the OpenMP threads of a worker process (torch reads it when it
-    loads), unless OMP_NUM_THREADS is set: workers that each take every core stall one another."""
+    loads), unless OMP_NUM_THREADS is set: workers that each take every core stall one another. `cluster`:
+    a Dask scheduler's address where each trial's games are played."""
     if threads is not None:
         os.environ.setdefault("OMP_NUM_THREADS", str(threads))
     optuna.logging.set_verbosity(verbosity)  # a worker process's own: as its run's
     folder = Path(folder)
     spec, study = load(folder, storage)
+    spec = replace(spec, cluster=cluster)
     dists = distributions(spec)
     while True:
         recover(folder, study)
@@ -144,10 +153,12 @@ def run(
     trials: int | None = None,
     progress: bool = True,
     verbose: bool = False,
+    cluster: str | None = None,
 ) -> dict:
     """Run (or resume) a study until it has `trials` finished trials, then replay its points (`[validate]`);
     returns its status, with `updated` False where there was nothing left to do (and nothing was written).
-    Optuna's INFO notices (a study created, each trial's value) only if `verbose`: the bars say it."""
+    Optuna's INFO notices (a study created, each trial's value) only if `verbose`: the bars say it. Each
+    trial's games are played on the Dask cluster at address `cluster` if given (the same games)."""
     verbosity = optuna.logging.INFO if verbose else optuna.logging.WARNING
     optuna.logging.set_verbosity(verbosity)
     folder = Path(folder)
@@ -175,12 +186,14 @@ def run(
         f.write(json.dumps(record) + "\n")
     bar = _bar(spec, study, target, progress)
     if workers == 1:
-        work(folder, storage, target, bar, verbosity=verbosity)
+        work(folder, storage, target, bar, verbosity=verbosity, cluster=cluster)
     else:
         ctx = multiprocessing.get_context("spawn")
         threads = max(1, (os.cpu_count() or 1) // workers)
         procs = [
-            ctx.Process(target=work, args=(str(folder), storage, target, None, threads, verbosity), daemon=True)
+            ctx.Process(
+                target=work, args=(str(folder), storage, target, None, threads, verbosity, cluster), daemon=True
+            )
             for _ in range(workers)
         ]
         for p in procs:
@@ -194,7 +207,7 @@ def run(
     if bar is not None:
         bar.close()
     if spec.validate_games and _counts(study)["complete"] >= spec.trials:  # after the budget, not a partial run
-        _validate(folder, storage, spec, progress)
+        _validate(folder, storage, replace(spec, cluster=cluster), progress)
     return {**status(folder, storage), "updated": True}
 
 
