@@ -68,7 +68,9 @@ def test_a_lost_workers_games_are_played_again_and_counted_once(cluster):
     busy = next(address for address, tasks in client.processing().items() if tasks)
     os.kill(pids[busy], signal.SIGKILL)
     worker.join(300)
+    moves = client.run_on_scheduler(lambda dask_scheduler: [tuple(t[1:3]) for t in dask_scheduler.transition_log])
     client.close()
+    assert ("processing", "released") in moves  # a share taken from the lost worker, to be played again
     assert not worker.is_alive() and "result" in done
     assert games_of(done["result"]) == games_of(here)
     assert sorted(g.index for g in done["result"].games) == list(range(12))
