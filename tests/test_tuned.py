@@ -406,6 +406,10 @@ def test_a_version_4_state_is_replayed_once_and_goes_on_as_the_version_4_code_di
     damaged["digest"] = _digest({k: v for k, v in damaged.items() if k != "digest"})
     with pytest.raises(ValueError, match="does not replay"):
         make_agent(C4, data["spec"], seed=0).adjuster.load_state_dict(damaged)
+    damaged = {**json.loads(json.dumps(data["state"])), "asked": 5}
+    damaged["digest"] = _digest({k: v for k, v in damaged.items() if k != "digest"})
+    with pytest.raises(ValueError, match="are pairs"):  # not a TypeError from deep inside
+        make_agent(C4, data["spec"], seed=0).adjuster.load_state_dict(damaged)
 
 
 def test_a_state_saved_between_games_puts_the_last_setting_asked_back_in_force():
