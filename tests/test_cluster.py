@@ -106,3 +106,32 @@ def test_a_study_run_on_the_cluster_stores_the_trials_run_here(cluster, make_stu
     assert main(["study", "run", str(there), "--cluster", cluster, "--json"]) == 0
     values = [[(t.params, t.value) for t in load(folder)[1].trials] for folder in (here, there)]
     assert len(values[0]) == 4 and values[1] == values[0]
+
+
+def test_a_match_whose_agents_adapt_between_games_stays_in_order_on_the_cluster(cluster):
+    """dsa=inter learns from each game the next one: one machine plays the match as one sequence, and with no
+    --workers the cluster must too (its threads would otherwise cut it into shares with their own adjusters)."""
+    spec = "mcts:simulations=20,dsa=inter"
+    here = play_match("connect4", spec, B, games=8, seed=5)
+    there = play_match("connect4", spec, B, games=8, seed=5, backend="cluster", cluster=cluster)
+    assert games_of(there) == games_of(here)
+
+
+def test_a_listener_that_is_no_scheduler_an_empty_cluster_and_an_empty_address_are_one_line(capsys):
+    import socket
+
+    quiet = socket.socket()  # accepts connections and never says a word
+    quiet.bind(("127.0.0.1", 0))
+    quiet.listen()
+    address = f"tcp://127.0.0.1:{quiet.getsockname()[1]}"
+    start = time.monotonic()
+    with pytest.raises(ValueError, match=f"cannot reach a Dask scheduler at '{address}'") as error:
+        connect(address, timeout=1)
+    assert time.monotonic() - start < 30 and "\n" not in str(error.value)
+    quiet.close()
+    with distributed.LocalCluster(n_workers=0, processes=True, host="127.0.0.1", dashboard_address=None) as empty:
+        with pytest.raises(ValueError, match="has no worker: start some"):
+            connect(empty.scheduler_address)
+    assert main(["arena", "connect4", A, B, "--games", "2", "--cluster", ""]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "a cluster's address is its scheduler's" in err[0]

@@ -689,3 +689,18 @@ def test_the_terminal_plays_a_game_from_outside_by_move_names_and_numbers(nim, m
     )
     assert "error: take 5 from heap 1 is not a legal move here; legal: take 1 from heap 1, take 1 from heap 2, " in out
     assert "> 0 0 5\n" in out and "It plays take 5 from heap 2" in out and "You lost." in out
+
+
+def test_a_broken_game_package_leaves_the_page_playing_the_others(client, monkeypatch):
+    """An installed package whose game fails to load: the page offers every other game, and asking for the broken
+    one is a one-line 400, not a server error."""
+    from importlib.metadata import EntryPoint
+
+    point = EntryPoint(name="broken", value="no_such_module_here:Game", group=games.ENTRY_POINTS)
+    monkeypatch.setattr(games, "entry_points", lambda group: [point] if group == games.ENTRY_POINTS else [])
+    c = client()
+    offered = [g["name"] for g in c.get("/api/options").json()["games"]]
+    assert "connect4" in offered and "broken" not in offered
+    answer = c.post("/api/new", json={"game": "broken", "opponent": FAST})
+    assert answer.status_code == 400 and "cannot be loaded here" in answer.json()["error"]
+    assert c.post("/api/new", json={"game": "connect4", "opponent": FAST}).status_code == 200

@@ -59,7 +59,7 @@ CLUSTER_HELP = (
 
 def check_cluster(address: str | None) -> None:
     """A --cluster that cannot be reached (or Dask missing) is one line, before any game."""
-    if address:
+    if address is not None:
         from tuner.match.cluster import connect
 
         try:

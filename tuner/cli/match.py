@@ -153,7 +153,7 @@ def _tournament(args) -> int:
 
 
 def _backend(args) -> str:
-    return "cluster" if args.cluster else args.backend
+    return "cluster" if args.cluster is not None else args.backend
 
 
 def _add_match_options(p):

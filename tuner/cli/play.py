@@ -187,8 +187,9 @@ def add_commands(sub) -> None:
         "serve",
         help="play the adaptive opponent on a local web page",
         description="Serve a web page where you pick a game and an opponent and play by clicking the\n"
-        "board, with the opponent's strength and its estimate charted over the game. It listens on\n"
-        "loopback (this machine only) unless --host says otherwise.",
+        "board, with the opponent's strength and its estimate charted over the game. It offers our games\n"
+        "and those installed packages register (shown as their own text, with a button per move). It\n"
+        "listens on loopback (this machine only) unless --host says otherwise.",
         epilog="example:\n  sparring serve --port 8000   then open http://127.0.0.1:8000/",
         formatter_class=RAW,
     )

@@ -285,11 +285,14 @@ def play_matches(
         raise ValueError("resume and after_game need workers=1 and backend='threads'")
     resume = [r or Resume() for r in resume]
     client = connect(cluster) if backend == "cluster" else None  # unreachable: one line, before any game
+    # shares per match: `workers`; on a cluster with none asked for, its worker threads, but a match whose agents
+    # adapt between games stays one share (one machine plays it as one sequence: the cluster plays the same games)
+    split = [workers] * len(matches)
     if client is not None and workers == 1:
-        workers = threads(client)
+        split = [1 if any(adapts_between_games(s) for s in m[:2]) else threads(client) for m in matches]
     # worker w plays the w-th part of every match that has one: shares[w] = [(match, its games)]
     todo = [np.array([i for i in range(m[3]) if i not in r.done], dtype=int) for m, r in zip(matches, resume)]
-    parts = [np.array_split(indices, max(1, min(workers, len(indices)))) for indices in todo]
+    parts = [np.array_split(indices, max(1, min(n, len(indices)))) for n, indices in zip(split, todo)]
     shares = [
         [(m, part[w]) for m, part in enumerate(parts) if w < len(part) and len(part[w])]
         for w in range(max(map(len, parts)))

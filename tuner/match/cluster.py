@@ -9,25 +9,47 @@ Every game is seeded by its index, so a cluster plays the same games as one mach
 
 from __future__ import annotations
 
+import threading
 from contextlib import contextmanager
 
 CONNECT_TIMEOUT = 10  # seconds to reach the scheduler before giving up
 
 
 def connect(address: str, timeout: float = CONNECT_TIMEOUT):
-    """A Dask client of the scheduler at `address`; ValueError in one line if Dask is missing or nothing answers."""
+    """A Dask client of the scheduler at `address`, which has workers; ValueError in one line if Dask is missing,
+    nothing answers within `timeout` seconds (something that is not a scheduler may never answer: the client
+    is made in a thread that is left behind), or the cluster has no worker."""
     try:
         from distributed import Client
     except ImportError:
         raise ValueError("a cluster needs Dask distributed: pip install 'sparring[cluster]'") from None
-    try:
-        return Client(address, timeout=timeout)
-    except (OSError, TimeoutError, ValueError) as error:
-        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    if not isinstance(address, str) or not address.strip():
+        raise ValueError(f"a cluster's address is its scheduler's, tcp://HOST:PORT, not {address!r}")
+    made: dict = {}
+
+    def make():
+        try:
+            made["client"] = Client(address, timeout=timeout)
+        except Exception as error:  # whatever the comm layer raises for this address
+            made["error"] = error
+
+    maker = threading.Thread(target=make, daemon=True)
+    maker.start()
+    maker.join(timeout + 5)
+    if "client" not in made:
+        error = made.get("error")
+        reason = (
+            (str(error).strip().splitlines() or [type(error).__name__])[0] if error else f"no answer in {timeout} s"
+        )
         raise ValueError(
             f"cannot reach a Dask scheduler at {address!r} ({reason}): start one (`dask scheduler`, then "
             "`dask worker ADDRESS` on each machine) or leave the cluster out"
-        ) from None
+        )
+    client = made["client"]
+    if not client.nthreads():
+        client.close()
+        raise ValueError(f"the Dask cluster at {address!r} has no worker: start some (`dask worker {address}`)")
+    return client
 
 
 def threads(client) -> int:

@@ -147,6 +147,15 @@ def ending(game, board: list[list[int]], returns) -> dict:
     return {"cells": cells, "count": count}
 
 
+def _loadable(name: str) -> games.Game | None:
+    """The game `name`, or None where loading it fails (another package's game may be broken: the page goes on
+    with the others)."""
+    try:
+        return games.load(name)
+    except Exception:  # whatever a broken package raises on import or construction
+        return None
+
+
 def view(opponent: Opponent) -> dict:
     """What the page draws: the board (as pieces, or as the game's text where it has no board of pieces: a game
     from outside), the person's legal moves with their squares, the opponent's moves with their strength and
@@ -314,7 +323,7 @@ def make_app(
         return FileResponse(STATIC / "index.html")
 
     async def options(request):
-        offered = [games.load(name) for name in games.names()]
+        offered = [g for g in map(_loadable, games.names()) if g is not None]
         return JSONResponse(
             {
                 "games": [{"name": g.name, "drawn": g.drawn, "opponents": opponents(g)} for g in offered],
@@ -327,7 +336,9 @@ def make_app(
         name = data.get("game", "connect4")
         if name not in games.names():
             raise RequestError(400, f"unknown game {name!r}; games: {', '.join(games.names())}")
-        game = games.load(name)
+        game = _loadable(name)
+        if game is None:
+            raise RequestError(400, f"game {name!r} cannot be loaded here: its package is broken or missing")
         spec = check_spec(game, str(data.get("opponent") or DEFAULT_SPEC))
         first = data.get("first", True)
         if not isinstance(first, bool):

@@ -36,7 +36,7 @@ def play_trials(spec, trials: list[tuple[dict, int]], progress=None) -> list[dic
         for values, seed in trials
         for j, opponent in enumerate(spec.opponents)
     ]
-    where = {"backend": "cluster", "cluster": spec.cluster} if spec.cluster else {}
+    where = {"backend": "cluster", "cluster": spec.cluster} if spec.cluster is not None else {}
     results = play_matches(spec.game, matches, workers=spec.game_workers, progress=progress, **where)
     n = len(spec.opponents)
     return [
