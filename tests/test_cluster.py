@@ -29,6 +29,14 @@ def cluster():
         yield local.scheduler_address
 
 
+def shares_played(address: str) -> int:
+    """Tasks the cluster's scheduler has seen finish so far: proof that the games ran there, not here."""
+    client = connect(address)
+    log = client.run_on_scheduler(lambda dask_scheduler: [tuple(t[1:3]) for t in dask_scheduler.transition_log])
+    client.close()
+    return log.count(("processing", "memory"))
+
+
 def games_of(result) -> str:
     return json.dumps(result.to_dict(with_games=True), sort_keys=True)
 
@@ -36,9 +44,11 @@ def games_of(result) -> str:
 def test_a_match_on_two_workers_is_byte_for_byte_the_match_on_one_machine(cluster):
     here = play_match("connect4", A, B, games=8, seed=5)
     there = play_match("connect4", A, B, games=8, seed=5, backend="cluster", cluster=cluster)
-    assert games_of(there) == games_of(here)
+    assert games_of(there) == games_of(here) and shares_played(cluster) == 2  # one share per worker thread
     split = play_match("connect4", A, B, games=8, seed=5, workers=3, backend="cluster", cluster=cluster)
-    assert games_of(split) == games_of(here)  # three shares on two workers: the same games
+    assert (
+        games_of(split) == games_of(here) and shares_played(cluster) == 5
+    )  # three shares on two workers: the same games
 
 
 def test_the_command_line_plays_a_tournament_on_the_cluster(cluster, capsys):
@@ -46,7 +56,7 @@ def test_the_command_line_plays_a_tournament_on_the_cluster(cluster, capsys):
     assert main(argv) == 0
     here = json.loads(capsys.readouterr().out)
     assert main([*argv, "--cluster", cluster]) == 0
-    assert json.loads(capsys.readouterr().out) == here
+    assert json.loads(capsys.readouterr().out) == here and shares_played(cluster) >= 3
 
 
 def test_a_lost_workers_games_are_played_again_and_counted_once(cluster):
@@ -94,7 +104,7 @@ def test_a_truth_table_played_on_the_cluster_is_the_one_played_here(cluster, mak
     assert main(["study", "truth", str(there), "--games", "2", "--cluster", cluster]) == 0
     keep = ("index", "values", "games", "seed", "records", "value")
     rows = [[{k: r[k] for k in keep} for r in table.rows] for table in (local, truth.load(there))]
-    assert len(rows[0]) == 4 and rows[1] == rows[0]
+    assert len(rows[0]) == 4 and rows[1] == rows[0] and shares_played(cluster) > 0
 
 
 def test_a_study_run_on_the_cluster_stores_the_trials_run_here(cluster, make_study):
@@ -105,7 +115,7 @@ def test_a_study_run_on_the_cluster_stores_the_trials_run_here(cluster, make_stu
     run(here, progress=False)
     assert main(["study", "run", str(there), "--cluster", cluster, "--json"]) == 0
     values = [[(t.params, t.value) for t in load(folder)[1].trials] for folder in (here, there)]
-    assert len(values[0]) == 4 and values[1] == values[0]
+    assert len(values[0]) == 4 and values[1] == values[0] and shares_played(cluster) > 0
 
 
 def test_a_match_whose_agents_adapt_between_games_stays_in_order_on_the_cluster(cluster):
@@ -114,7 +124,7 @@ def test_a_match_whose_agents_adapt_between_games_stays_in_order_on_the_cluster(
     spec = "mcts:simulations=20,dsa=inter"
     here = play_match("connect4", spec, B, games=8, seed=5)
     there = play_match("connect4", spec, B, games=8, seed=5, backend="cluster", cluster=cluster)
-    assert games_of(there) == games_of(here)
+    assert games_of(there) == games_of(here) and shares_played(cluster) == 1  # one share, in order
 
 
 def test_a_listener_that_is_no_scheduler_an_empty_cluster_and_an_empty_address_are_one_line(capsys):
