@@ -2,12 +2,16 @@
 and hold the score at the aim, under search.tuned's reward?
 
     .venv/bin/python -m experiments.dda_reward [--seeds 5] [--games 100] [--pulls 0.1 0.2 0.3] [--steps 0.03 0.05 0.1]
+        [--noises 0 0.05 0.1 0.2]
 
 per move: a match of --games games of 17 moves from an expected score of 0.5; each reply of the opponent hands the
 agent `gain` (plus noise, sd 0.03), the agent's move at softmax level z gives up 0.2 / (1 + exp(z + 2)), and the result
 is drawn from the final value. Over games 51-100: |score - aim| (averaged over the gains and targets, and the worst),
 and the share of moves at a level within 0.02 of the gain (a fair level: it gives back what the reply handed over).
-Run for each PULL and STEP of search.tuned (set for the run), every strategy, --seeds seeds.
+Run for each PULL and STEP of search.tuned (set for the run), every strategy, --seeds seeds, the tuner reading the
+value as a clean value (`balance`). Then at the shipped PULL and STEP, the value read with N(0, noise) added for each
+of --noises, by either judge: as a clean value (told |miss| per move) and as the search's score (told per round of two
+moves): which rule holds the score nearer the aim when the judge is noisy.
 per game: three settings winning 0.1, 0.5 and 0.9 of games, aim 0.5, 300 games: the share of games 101-300 played at
 the fair one, and the score.
 Writes experiments/results/dda_reward/dda_reward.md with the seeds, versions and commit.
@@ -52,19 +56,39 @@ def given_up(z: float) -> float:
     return 0.2 / (1 + math.exp(min(z, 50) + 2))
 
 
-def make_tuned(kind, space, seed, target, per, budget=200):
-    """search.tuned's TunedAdjuster over a softmax level, `kind` per seat (LSI with `budget`)."""
+class Judged(Level):
+    """A softmax level with a judge of its own (`balance`: what `read()` gives), as AlphaDDA has its clean value."""
+
+    def __init__(self, read):
+        super().__init__()
+        self.read = read
+
+    def balance(self, state):
+        return self.read()
+
+
+def make_tuned(kind, space, seed, target, per, budget=200, inner=None):
+    """search.tuned's TunedAdjuster over a softmax level (`inner`, else one judged by its search), `kind` per seat
+    (LSI with `budget`)."""
     settings = {"budget": budget} if kind == "lsi" else {}
     make = lambda s: make_strategy(space, kind, seed=s, **settings)  # noqa: E731
-    return tuned.TunedAdjuster(Level(), make, space.names, (seed, seed + 1), target=target, per=per)
+    return tuned.TunedAdjuster(inner or Level(), make, space.names, (seed, seed + 1), target=target, per=per)
 
 
-def per_move(kind: str, gain: float, target: float, games_: int, seed: int) -> tuple[float, float]:
-    """(score - aim over the second half of the match, share of its moves at a fair level)."""
+def per_move(
+    kind: str, gain: float, target: float, games_: int, seed: int, judge: str = "clean", noise: float = 0.0
+) -> tuple[float, float]:
+    """(score - aim over the second half of the match, share of its moves at a fair level); the tuner reads the
+    value, plus N(0, noise), as a clean value (judge "clean") or as the search's score ("search")."""
     game = games.load("connect4")
     space = tuner_space(ADJUSTERS["fixed"], game, check_spec(game, "mcts:dsa=fixed,dda_tuner=nmc").options)
-    adjuster = make_tuned(kind, space, seed, target, "move")
     rng = np.random.default_rng(seed)
+    value = 0.5
+
+    def read() -> float:
+        return min(1.0, max(0.0, value + rng.normal(0, noise))) if noise else value
+
+    adjuster = make_tuned(kind, space, seed, target, "move", inner=Judged(read) if judge == "clean" else None)
     results, fair = [], []
     for g in range(games_):
         adjuster.new_game()
@@ -72,7 +96,8 @@ def per_move(kind: str, gain: float, target: float, games_: int, seed: int) -> t
         for m in range(MOVES):
             position = Position(2 * m)
             adjuster.before_search(position)
-            adjuster.after_search(position, SearchResult(np.array([0]), np.array([1.0]), np.array([value]), 1, 0.0))
+            score = read() if judge == "search" else 0.0
+            adjuster.after_search(position, SearchResult(np.array([0]), np.array([1.0]), np.array([score]), 1, 0.0))
             z = adjuster.inner.z
             if g >= games_ // 2:
                 fair.append(abs(given_up(z) - gain) <= 0.02)
@@ -100,12 +125,22 @@ def per_game(kind: str, seed: int) -> tuple[float, float]:
     return float(np.mean(played[100:])), float(np.mean(results[100:]))
 
 
+def summary(kind: str, args, judge: str = "clean", noise: float = 0.0) -> str:
+    """One cell: mean |score - aim| over the cases / the worst / share of moves at a fair level."""
+    seeds = range(1, args.seeds + 1)
+    runs = [[per_move(kind, g, t, args.games, s, judge, noise) for s in seeds] for g, t in CASES]
+    offs = [abs(np.mean([o for o, _ in r])) for r in runs]
+    fair = np.mean([f for r in runs for _, f in r])
+    return f"{np.mean(offs):.3f} / {max(offs):.2f} / {fair:.0%}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seeds", type=int, default=5, help="seeds per case (5)")
     parser.add_argument("--games", type=int, default=100, help="games per per-move match (100)")
     parser.add_argument("--pulls", type=float, nargs="+", default=[0.1, 0.2, 0.3], help="PULL values tried")
     parser.add_argument("--steps", type=float, nargs="+", default=[0.03, 0.05, 0.1], help="STEP values tried")
+    parser.add_argument("--noises", type=float, nargs="+", default=[0, 0.05, 0.1, 0.2], help="judge noises tried")
     args = parser.parse_args()
     start = time.time()
     chosen = (tuned.PULL, tuned.STEP)
@@ -113,9 +148,11 @@ def main() -> None:
         "# The on-line DDA tuner's reward on synthetic matches",
         "",
         f"`{' '.join(['python -m experiments.dda_reward', '--seeds', str(args.seeds), '--games', str(args.games)])}`"
-        f" (pulls {args.pulls}, steps {args.steps}); search.tuned ships PULL {chosen[0]}, STEP {chosen[1]}.",
+        f" (pulls {args.pulls}, steps {args.steps}, noises {args.noises}); search.tuned ships PULL {chosen[0]},"
+        f" STEP {chosen[1]}.",
         "",
-        "Per move: mean |score - aim| over 6 gains and targets / the worst / share of moves at a fair level.",
+        "Per move, judged by a clean value: mean |score - aim| over 6 gains and targets / the worst / share of moves"
+        " at a fair level.",
         "",
         "| PULL | STEP | " + " | ".join(STRATEGIES) + " |",
         "|---|---|" + "---|" * len(STRATEGIES),
@@ -124,14 +161,17 @@ def main() -> None:
         for step in args.steps:
             tuned.PULL, tuned.STEP = pull, step
             cells = []
-            for kind in STRATEGIES:
-                runs = [[per_move(kind, g, t, args.games, s) for s in range(1, args.seeds + 1)] for g, t in CASES]
-                offs = [abs(np.mean([o for o, _ in r])) for r in runs]
-                fair = np.mean([f for r in runs for _, f in r])
-                cells.append(f"{np.mean(offs):.3f} / {max(offs):.2f} / {fair:.0%}")
+            cells = [summary(kind, args) for kind in STRATEGIES]
             lines.append(f"| {pull} | {step} | " + " | ".join(cells) + " |")
             print(lines[-1], flush=True)
     tuned.PULL, tuned.STEP = chosen
+    lines += ["", "Per move at the shipped PULL and STEP, the value read with N(0, noise) added, by either judge:", ""]
+    lines += ["| judge | noise | " + " | ".join(STRATEGIES) + " |", "|---|---|" + "---|" * len(STRATEGIES)]
+    for noise in args.noises:
+        for judge in ("clean", "search"):
+            cells = [summary(kind, args, judge, noise) for kind in STRATEGIES]
+            lines.append(f"| {judge} | {noise} | " + " | ".join(cells) + " |")
+            print(lines[-1], flush=True)
     lines += ["", "Per game: three settings winning 0.1, 0.5, 0.9; share of games 101-300 at 0.5 / score.", ""]
     lines += ["| strategy | fair setting | score |", "|---|---|---|"]
     for kind in STRATEGIES + ["random"]:

@@ -19,7 +19,8 @@ same agent kept throughout: its trailing score and the games it needs to come ba
 Results survive a crash: the matches under way (tables) are saved every minute, each with its games so far and
 the learning agent's adjuster state after the last, and each finished batch of matches (tables) or config (shift)
 to experiments/results/online_dda/PART-GAME.json with the seed, versions and commit; a rerun with the same
-arguments resumes from there, a match at its next game (a run can span sittings). The .md report and the .png
+arguments resumes from there, a match at its next game (a run can span sittings); `--redo CONFIG...` drops a
+config's games (after a change to what it measures) and plays them again. The .md report and the .png
 learning curves are rewritten after every batch.
 """
 
@@ -145,6 +146,9 @@ def load(path: str, args) -> dict:
 def tables(args, path: str) -> dict:
     out = load(path, args)
     running = out.setdefault("running", {})  # config -> opponent -> {"games": [...], "states": [A's, B's]}
+    for c in args.redo:  # played at an earlier commit that measured them otherwise
+        out["configs"].pop(c, None)
+        running.pop(c, None)
     todo = sorted((c for c in args.configs if c not in out["configs"]), key=lambda c: c not in running)
     done = sum(len(match["games"]) for c in todo for match in running.get(c, {}).values())
     with tqdm(total=len(todo) * len(OPPONENTS) * args.games - done, desc=f"tables on {args.game}", unit="game") as bar:
@@ -364,6 +368,13 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=2, help="tables: configs whose matches play in one pool (2)")
     parser.add_argument("--weak", type=int, default=50, help="shift: the opponent's simulations before the jump")
     parser.add_argument("--strong", type=int, default=2000, help="shift: its simulations after the jump")
+    parser.add_argument(
+        "--redo",
+        nargs="+",
+        default=[],
+        help="tables: configs whose games so far are dropped and played again "
+        "(after a change to what they measure); each must be one of --configs",
+    )
     parser.add_argument("--report-only", action="store_true", help="rewrite the .md and .png from the .json")
     parser.add_argument("--out", default=OUT)
     args = parser.parse_args()
@@ -372,6 +383,10 @@ def main() -> None:
     unknown = [c for c in args.configs if c not in configs()]
     if unknown or args.games < 1 or args.batch < 1:
         parser.error(f"unknown configs {unknown}" if unknown else "--games and --batch are at least 1")
+    if args.redo and args.part != "tables":
+        parser.error("--redo is for tables (shift writes each config once)")
+    if set(args.redo) - set(args.configs):
+        parser.error(f"--redo names configs of --configs, not {sorted(set(args.redo) - set(args.configs))}")
     os.makedirs(args.out, exist_ok=True)
     suffix = f"-{args.options.replace('=', '-').replace(',', '_')}" if args.options else ""
     path = os.path.join(args.out, f"{args.part}-{args.game}{suffix}.json")

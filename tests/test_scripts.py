@@ -229,7 +229,7 @@ def test_online_dda_tables_resume_a_crashed_match_at_its_next_game(tmp_path, mon
     monkeypatch.setattr(online_dda, "OPPONENTS", ["random", "mcts4"])
     monkeypatch.setattr(online_dda, "CHECKPOINT", 0)
     monkeypatch.setattr(online_dda, "report", lambda *_: None)
-    args = dict(game="connect4", games=4, seed=2, options="simulations=4", configs=["fixed-nmc"], batch=1)
+    args = dict(game="connect4", games=4, seed=2, options="simulations=4", configs=["fixed-nmc"], batch=1, redo=[])
     straight = online_dda.tables(argparse.Namespace(part="tables", **args), str(tmp_path / "straight.json"))
 
     def crashing(game, matches, after_game, **kw):
@@ -257,6 +257,11 @@ def test_online_dda_tables_resume_a_crashed_match_at_its_next_game(tmp_path, mon
         assert [[g["moves"] for g in m["games"]] for m in games][0] == [g["moves"] for g in games[1]["games"]]
         assert games[0]["total"] == games[1]["total"]
     assert resumed["running"] == {}
+    # --redo plays a config again: a result tampered with in the file comes back as played
+    resumed["configs"]["fixed-nmc"]["matches"]["random"]["games"] = []
+    online_dda.save(resumed, path)
+    redone = online_dda.tables(argparse.Namespace(part="tables", **{**args, "redo": ["fixed-nmc"]}), path)
+    assert redone["configs"]["fixed-nmc"]["matches"] == straight["configs"]["fixed-nmc"]["matches"]
 
 
 def test_samplers_are_compared_with_tpe_seed_by_seed():
