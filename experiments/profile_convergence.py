@@ -3,9 +3,11 @@
 Each person is an MCTS of a fixed budget (weak: 20 simulations a move, medium: 100, strong: 1000)
 playing through the same API a person's game uses (`tuner.play.Opponent` with a profile in an SQLite
 file), alternating seats, against `sparring play`'s default opponent (MCTS, 1000 simulations, Wu et
-al.'s inter- and intra-game adjustment of z). The profile is re-opened for every game, as a person
-coming back would. We record the opponent's inter-game level z after each game and the person's
-results, and ask: does z settle, and at a level that depends on the person?
+al.'s inter- and intra-game adjustment of z) or --opponent (e.g. an on-line DDA tuner's,
+`mcts:dsa=fixed,dda_tuner=nmc`, with --out elsewhere). The profile is re-opened for every game, as a
+person coming back would. We record the opponent's level after each game (the inter-game z where it has
+one, else the median z of its moves in the game) and the person's results, and ask: does the level
+settle, at one that depends on the person, and does each person's score come near 1/2?
 
     .venv/bin/python -m experiments.profile_convergence [--games 60] [--repetitions 4] [--seed 0]
 
@@ -55,9 +57,15 @@ def person_games(args, person: str, repetition: int, path: str) -> dict:
                 bot.move(me.select_action(bot.state))
             else:
                 bot.reply()
-        levels.append(bot.adjuster.inter.z)
+        levels.append(level(bot))
         results.append({"win": 1.0, "draw": 0.5, "loss": 0.0}[bot.result])
     return {"person": person, "repetition": repetition, "z": levels, "score": results}
+
+
+def level(bot: Opponent) -> float:
+    """The opponent's level after a game: its inter-game z where it has one, else the median z of its moves."""
+    inter = getattr(bot.adjuster, "inter", None)
+    return inter.z if inter is not None else float(np.median([turn.strength["z"] for turn in bot.turns]))
 
 
 def main() -> None:
@@ -125,7 +133,7 @@ def plot(args, runs) -> None:
             )
     ax.axhline(0, color="grey", lw=0.5)
     ax.set_xlabel("games played with the profile")
-    ax.set_ylabel("the opponent's inter-game level z")
+    ax.set_ylabel("the opponent's level z (inter-game, or its moves' median)")
     ax.set_title(f"{args.game}: {args.opponent} learning scripted people (seed {args.seed})")
     ax.legend(fontsize=8)
     fig.tight_layout()
