@@ -1,8 +1,9 @@
 """What the on-line DDA tuner costs per move, as a share of the move's search at default budgets (issue 31).
 
-A tuned agent (`dda_tuner=`, search.tuned) asks its strategy for the adjuster's settings before each search,
-sets them (`retune`) and tells the strategy its reward. This times that cycle
-(ask, retune, reward, tell), `--cycles` of them per round, for every strategy over each agent's default space,
+A tuned agent (`dda_tuner=`, search.tuned) asks its strategy for the adjuster's settings, sets them (`retune`) and,
+once they have played a round of two moves, tells the strategy its reward. This times that cycle
+(ask, retune, reward, tell; a move costs half of one, and this counts it whole), `--cycles` of them per round,
+for every strategy over each agent's default space,
 beside the median time of the same agent's move from positions of random games; medians over rounds.
 
     .venv/bin/python -m benchmarks.dda_tuning [--game connect4] [--cycles 200] [--rounds 5] [--moves 10]
@@ -17,7 +18,7 @@ import time
 import games
 from benchmarks.common import environment
 from benchmarks.evaluator import random_positions
-from search.tuned import miss, move_reward
+from search.tuned import STEP, miss, round_reward
 from tuner.agents import make_agent
 from tuner.strategies import NAMES
 
@@ -31,7 +32,8 @@ def tuner_cost(game, spec: str, strategy: str, cycles: int, rounds: int, seed: i
         t = time.perf_counter()
         for k in range(cycles):
             adjuster._ask(0)
-            adjuster._tell(0, move_reward(miss(0.5, ((r + k) % 10) / 10, 0.5)))
+            first, second = (miss(0.5, ((r + k + i) % 10) / 10, 0.5) for i in (0, 1))
+            adjuster._tell(0, round_reward(first, second, STEP**2))
         times.append((time.perf_counter() - t) / cycles)
     return statistics.median(times[1:])
 

@@ -2,16 +2,16 @@
 and hold the score at the aim, under search.tuned's reward?
 
     .venv/bin/python -m experiments.dda_reward [--seeds 5] [--games 100] [--pulls 0.1 0.2 0.3] [--steps 0.03 0.05 0.1]
-        [--noises 0 0.05 0.1 0.2]
+        [--sweep-noise 0.1] [--noises 0 0.05 0.1 0.2]
 
 per move: a match of --games games of 17 moves from an expected score of 0.5; each reply of the opponent hands the
 agent `gain` (plus noise, sd 0.03), the agent's move at softmax level z gives up 0.2 / (1 + exp(z + 2)), and the result
 is drawn from the final value. Over games 51-100: |score - aim| (averaged over the gains and targets, and the worst),
 and the share of moves at a level within 0.02 of the gain (a fair level: it gives back what the reply handed over).
-Run for each PULL and STEP of search.tuned (set for the run), every strategy, --seeds seeds, the tuner reading the
-value as a clean value (`balance`). Then at the shipped PULL and STEP, the value read with N(0, noise) added for each
-of --noises, by either judge: as a clean value (told |miss| per move) and as the search's score (told per round of two
-moves): which rule holds the score nearer the aim when the judge is noisy.
+The tuner reads the value with N(0, noise) added (a judge errs). Run for each PULL and STEP of search.tuned (set
+for the run) at --sweep-noise, every strategy, --seeds seeds; then at the shipped PULL and STEP for each of --noises,
+under search.tuned's rule (a round of two moves told the product of its misses) and the one it replaced (each move
+told 1 - tanh(|miss| / STEP)): which holds the score nearer the aim as the judge grows noisier.
 per game: three settings winning 0.1, 0.5 and 0.9 of games, aim 0.5, 300 games: the share of games 101-300 played at
 the fair one, and the score.
 Writes experiments/results/dda_reward/dda_reward.md with the seeds, versions and commit.
@@ -67,19 +67,30 @@ class Judged(Level):
         return self.read()
 
 
-def make_tuned(kind, space, seed, target, per, budget=200, inner=None):
-    """search.tuned's TunedAdjuster over a softmax level (`inner`, else one judged by its search), `kind` per seat
-    (LSI with `budget`)."""
+class PerMove(tuned.TunedAdjuster):
+    """The rule search.tuned replaced (until commit 97f3a8a), kept to compare: each move's setting told at once,
+    1 - tanh(|miss| / STEP)."""
+
+    def _judge(self, seat, score):
+        if self.per == "move" and self.asked[seat] is not None and self.judged[seat] is not None:
+            self._tell(seat, 1.0 - math.tanh(abs(tuned.miss(self.judged[seat], score, self.aim)) / tuned.STEP))
+        self.judged[seat] = score
+
+
+def make_tuned(kind, space, seed, target, per, budget=200, inner=None, rule="round"):
+    """search.tuned's TunedAdjuster (rule "round"; "move": PerMove) over a softmax level (`inner`, else one
+    judged by its search), `kind` per seat (LSI with `budget`)."""
     settings = {"budget": budget} if kind == "lsi" else {}
     make = lambda s: make_strategy(space, kind, seed=s, **settings)  # noqa: E731
-    return tuned.TunedAdjuster(inner or Level(), make, space.names, (seed, seed + 1), target=target, per=per)
+    cls = tuned.TunedAdjuster if rule == "round" else PerMove
+    return cls(inner or Level(), make, space.names, (seed, seed + 1), target=target, per=per)
 
 
 def per_move(
-    kind: str, gain: float, target: float, games_: int, seed: int, judge: str = "clean", noise: float = 0.0
+    kind: str, gain: float, target: float, games_: int, seed: int, rule: str = "round", noise: float = 0.0
 ) -> tuple[float, float]:
     """(score - aim over the second half of the match, share of its moves at a fair level); the tuner reads the
-    value, plus N(0, noise), as a clean value (judge "clean") or as the search's score ("search")."""
+    value, plus N(0, noise), as its clean value and tells it by `rule`."""
     game = games.load("connect4")
     space = tuner_space(ADJUSTERS["fixed"], game, check_spec(game, "mcts:dsa=fixed,dda_tuner=nmc").options)
     rng = np.random.default_rng(seed)
@@ -88,7 +99,7 @@ def per_move(
     def read() -> float:
         return min(1.0, max(0.0, value + rng.normal(0, noise))) if noise else value
 
-    adjuster = make_tuned(kind, space, seed, target, "move", inner=Judged(read) if judge == "clean" else None)
+    adjuster = make_tuned(kind, space, seed, target, "move", inner=Judged(read), rule=rule)
     results, fair = [], []
     for g in range(games_):
         adjuster.new_game()
@@ -96,8 +107,7 @@ def per_move(
         for m in range(MOVES):
             position = Position(2 * m)
             adjuster.before_search(position)
-            score = read() if judge == "search" else 0.0
-            adjuster.after_search(position, SearchResult(np.array([0]), np.array([1.0]), np.array([score]), 1, 0.0))
+            adjuster.after_search(position, SearchResult(np.array([0]), np.array([1.0]), np.array([0.0]), 1, 0.0))
             z = adjuster.inner.z
             if g >= games_ // 2:
                 fair.append(abs(given_up(z) - gain) <= 0.02)
@@ -125,10 +135,10 @@ def per_game(kind: str, seed: int) -> tuple[float, float]:
     return float(np.mean(played[100:])), float(np.mean(results[100:]))
 
 
-def summary(kind: str, args, judge: str = "clean", noise: float = 0.0) -> str:
+def summary(kind: str, args, rule: str, noise: float) -> str:
     """One cell: mean |score - aim| over the cases / the worst / share of moves at a fair level."""
     seeds = range(1, args.seeds + 1)
-    runs = [[per_move(kind, g, t, args.games, s, judge, noise) for s in seeds] for g, t in CASES]
+    runs = [[per_move(kind, g, t, args.games, s, rule, noise) for s in seeds] for g, t in CASES]
     offs = [abs(np.mean([o for o, _ in r])) for r in runs]
     fair = np.mean([f for r in runs for _, f in r])
     return f"{np.mean(offs):.3f} / {max(offs):.2f} / {fair:.0%}"
@@ -140,6 +150,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=100, help="games per per-move match (100)")
     parser.add_argument("--pulls", type=float, nargs="+", default=[0.1, 0.2, 0.3], help="PULL values tried")
     parser.add_argument("--steps", type=float, nargs="+", default=[0.03, 0.05, 0.1], help="STEP values tried")
+    parser.add_argument("--sweep-noise", type=float, default=0.1, help="the judge's noise in the PULL, STEP sweep")
     parser.add_argument("--noises", type=float, nargs="+", default=[0, 0.05, 0.1, 0.2], help="judge noises tried")
     args = parser.parse_args()
     start = time.time()
@@ -148,11 +159,11 @@ def main() -> None:
         "# The on-line DDA tuner's reward on synthetic matches",
         "",
         f"`{' '.join(['python -m experiments.dda_reward', '--seeds', str(args.seeds), '--games', str(args.games)])}`"
-        f" (pulls {args.pulls}, steps {args.steps}, noises {args.noises}); search.tuned ships PULL {chosen[0]},"
-        f" STEP {chosen[1]}.",
+        f" (pulls {args.pulls}, steps {args.steps}, sweep noise {args.sweep_noise}, noises {args.noises});"
+        f" search.tuned ships PULL {chosen[0]}, STEP {chosen[1]}.",
         "",
-        "Per move, judged by a clean value: mean |score - aim| over 6 gains and targets / the worst / share of moves"
-        " at a fair level.",
+        f"Per move, search.tuned's rule, judge noise {args.sweep_noise}: mean |score - aim| over 6 gains and targets"
+        " / the worst / share of moves at a fair level.",
         "",
         "| PULL | STEP | " + " | ".join(STRATEGIES) + " |",
         "|---|---|" + "---|" * len(STRATEGIES),
@@ -160,17 +171,17 @@ def main() -> None:
     for pull in args.pulls:
         for step in args.steps:
             tuned.PULL, tuned.STEP = pull, step
-            cells = []
-            cells = [summary(kind, args) for kind in STRATEGIES]
+            cells = [summary(kind, args, "round", args.sweep_noise) for kind in STRATEGIES]
             lines.append(f"| {pull} | {step} | " + " | ".join(cells) + " |")
             print(lines[-1], flush=True)
     tuned.PULL, tuned.STEP = chosen
-    lines += ["", "Per move at the shipped PULL and STEP, the value read with N(0, noise) added, by either judge:", ""]
-    lines += ["| judge | noise | " + " | ".join(STRATEGIES) + " |", "|---|---|" + "---|" * len(STRATEGIES)]
+    lines += ["", "Per move at the shipped PULL and STEP, by the judge's noise: a round of two moves (search.tuned)"]
+    lines += ["against each move told 1 - tanh(|miss| / STEP) (the rule it replaced):", ""]
+    lines += ["| rule | noise | " + " | ".join(STRATEGIES) + " |", "|---|---|" + "---|" * len(STRATEGIES)]
     for noise in args.noises:
-        for judge in ("clean", "search"):
-            cells = [summary(kind, args, judge, noise) for kind in STRATEGIES]
-            lines.append(f"| {judge} | {noise} | " + " | ".join(cells) + " |")
+        for rule in ("round", "move"):
+            cells = [summary(kind, args, rule, noise) for kind in STRATEGIES]
+            lines.append(f"| {rule} | {noise} | " + " | ".join(cells) + " |")
             print(lines[-1], flush=True)
     lines += ["", "Per game: three settings winning 0.1, 0.5, 0.9; share of games 101-300 at 0.5 / score.", ""]
     lines += ["| strategy | fair setting | score |", "|---|---|---|"]

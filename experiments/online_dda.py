@@ -151,14 +151,15 @@ def tables(args, path: str) -> dict:
         running.pop(c, None)
     todo = sorted((c for c in args.configs if c not in out["configs"]), key=lambda c: c not in running)
     done = sum(len(match["games"]) for c in todo for match in running.get(c, {}).values())
+    commit = environment(args.seed)["commit"]  # the code this process runs, whatever is committed meanwhile
     with tqdm(total=len(todo) * len(OPPONENTS) * args.games - done, desc=f"tables on {args.game}", unit="game") as bar:
         for b in range(0, len(todo), args.batch):
-            play_batch(args, out, path, todo[b : b + args.batch], bar)
+            play_batch(args, out, path, todo[b : b + args.batch], bar, commit)
             report(out, args, path)
     return out
 
 
-def play_batch(args, out: dict, path: str, batch: list[str], bar) -> None:
+def play_batch(args, out: dict, path: str, batch: list[str], bar, commit: str) -> None:
     """The configs of `batch` against every opponent in one pool, from where their matches stand in
     out["running"]; the matches under way saved every CHECKPOINT seconds, the batch's results when it ends."""
     running = out["running"]
@@ -190,11 +191,10 @@ def play_batch(args, out: dict, path: str, batch: list[str], bar) -> None:
         checkpoint()
 
     play_matches(args.game, matches, progress=bar, resume=resume, after_game=after_game)
-    commit = environment(args.seed)["commit"]
     for c in batch:
         out["configs"][c] = {
             "spec": spec(args.game, c, args.options),
-            "commit": commit,  # a resumed run's batches may run at later commits than the first
+            "commit": commit,  # of the process that finished it (a resumed match began under the one before)
             "matches": {o: whole(args.game, matches[keys.index((c, o))], running[c][o]["games"]) for o in OPPONENTS},
         }
         del running[c]
@@ -258,7 +258,9 @@ def tables_report(out: dict, args) -> str:
         "",
         f"Each config plays {args.games} games against each agent, seats alternating, every az side at eps "
         f"{TEST_EPS:g}; a tuned config starts with no off-line games (its strategies from their own first points) "
-        "and carries its tuner through the match. Score W + D/2 of the config in total (over the second half of "
+        "and carries its tuner through the match: alphadda1-* judged by AlphaDDA's clean value and told per move, "
+        "fixed-* (softmax-z tuned, no clean value) judged by the az search's own score and told per round of two "
+        "moves (search.tuned). Score W + D/2 of the config in total (over the second half of "
         "the games); "
         f"band: [{BAND[0]}, {BAND[1]}]; close: within 0.10 of 0.5 over the second half; settled: games until the "
         f"trailing {WINDOW}-game score stayed in the band (-: never). D (eq. 11) over the last {LATE} games against "

@@ -19,26 +19,27 @@ person win 60%).
   the way to the aim: `miss(s, s2, aim) = (s2 - s) - PULL (aim - s)`. The step holds both what the setting
   gave up (or kept) and the opponent's reply, so it reads the opponent as it is. The expected score is
   AlphaDDA's clean value where the adjuster has one (`balance`, read before the search: undamaged by the
-  settings being tuned), and a move is told 1 - tanh(|miss| / STEP): the absolute miss's mean is least where
-  the setting's mean miss is 0 (for noise symmetric about it). PULL and STEP were chosen on synthetic matches
-  (experiments.dda_reward: games of 17 moves, each reply handing over a gain that the right level gives back,
-  results drawn from the final value; 5 seeds x 6 gains and targets, games 51-100): PULL 0.2, STEP 0.05 kept
-  NMC's score 0.027 from the aim on average with 55% of its moves at a fair level, where the step reward (same
-  matches, at commit a175fd5) kept it 0.035 from the aim with 22% fair, and left every other strategy farther.
-  Otherwise the expected score is the search's own (`SearchResult.score`), known only after the search, so
-  the setting is asked there, in force for that move's choice and the next search's budget; and that score is
-  noisy (on Connect4 the az search's score moved by a median 0.041 between the agent's moves, AlphaDDA's clean
-  value by 0.001), which flattens |miss| alike for every setting: the fair one no longer stands out (on the
-  same synthetic matches with the judged score off by N(0, 0.1), NMC's score was 0.146 from the aim). So a
-  setting judged by its search plays a round of two moves, told 1/2 - tanh(e1 e2 / STEP^2) / 2 of its two
-  misses, whose mean is least at the fair setting however noisy the judge (the product's mean is the squared
-  mean miss, less a noise term alike for every setting): 0.073, 0.098 and 0.087 from the aim at judge noise
-  0.05, 0.1 and 0.2 where |miss| gave 0.124, 0.146 and 0.211, and 0.043 noise-free where |miss| gave 0.038
-  (NMC, 3 seeds; the pilot's record is in the stop-45 note of issue 31). The noise term is alike only for
-  settings searched alike: the two misses share the judged score between them, so a setting below its floor,
-  which cuts the budget and makes that score noisier (down to one playout's 0 or 1), earns a higher reward
-  with the same mean miss, which leans the strategies toward the weaker settings. Tune `floor` with care
-  where there is no clean value (or tune z alone, the default); AlphaDDA's clean value has no such lean.
+  settings being tuned); otherwise the search's own (`SearchResult.score`), known only after the search, so
+  the setting is asked there, in force for that move's choice and the next search's budget. A step is noisy:
+  the opponent's replies vary and either judge errs (over 30 Connect4 games of the tables' softmax-z agent the
+  clean value moved by a median 0.030 between the agent's moves, the search's score by 0.056, each with an sd
+  of 0.15: experiments/results/judge_noise), and noise flattens a reward of one step, such as the earlier
+  1 - tanh(|miss| / STEP), alike for every setting, so that the fair one no longer stands out. So a setting
+  plays a round of two moves and is told 1/2 - tanh(e1 e2 / STEP^2) / 2 of its two misses, whose mean is least
+  at the fair setting however noisy the step: the product's mean is the squared mean miss, less a term from
+  the judged score that the two misses share, alike for settings searched alike (a round cut short by a game's
+  end goes on into the seat's next game). On synthetic matches (experiments.dda_reward: games of 17 moves, each
+  reply handing over a gain that the right level gives back, results drawn from the final value, N(0, noise)
+  added to the value read; 5 seeds x 6 gains and targets, games 51-100) NMC's score stayed 0.065, 0.074 and
+  0.094 from the aim at noise 0.05, 0.1 and 0.2 where |miss| per move left it 0.103, 0.133 and 0.218 away
+  (0.045 against 0.027 noise-free); EA and NTBEA gain alike, LSI (which commits to one level) and CMA-ES do
+  not. PULL 0.2 and STEP 0.05: of PULL 0.1-0.3 and STEP 0.03-0.1 at noise 0.1, PULL 0.3 held the score nearer
+  (NMC 0.064, NTBEA 0.066 against 0.074 and 0.123) but, noise-free, left NMC's moves off the fair level (8%)
+  where the aim was 0.7; 0.2 plays it in over a quarter of them (tests/test_tuned.py).
+  The shared term is alike only for settings searched alike: a setting below its floor, which cuts the
+  budget and makes the search's score noisier (down to one playout's 0 or 1), earns a higher reward with
+  the same mean miss, which leans the strategies toward the weaker settings. Tune `floor` with care where
+  there is no clean value (or tune z alone, the default); AlphaDDA's clean value has no such lean.
 - Per game (`per="game"`): a game's result is a single draw of 0, 1/2 or 1, and any reward from one draw is
   linear in the setting's win rate (best at an extreme), so each setting plays a round of two of the seat's
   games and is told 1/2 - tanh(e1 e2 / m) / 2 of their misses e = result - aim, m = max(aim, 1 - aim)^2:
@@ -68,7 +69,7 @@ import numpy as np
 from search.strength import StrengthAdjuster, _check_fields
 
 VERSION = 5  # of state_dict's layout (4: each strategy as a replay log; 3: rewarded one step toward the aim)
-STEP = 0.05  # a move's miss of this size earns 1 - tanh(1): moves change an expected score by hundredths to tenths
+STEP = 0.05  # a round whose two moves miss by this much earns 1/2 - tanh(1) / 2: moves change a score by 0.01-0.1
 PULL = 0.2  # the share of its distance to the aim that a fair setting's move closes
 
 
@@ -93,11 +94,6 @@ class Tuner(Protocol):
 def miss(score: float, after: float, aim: float) -> float:
     """How far a step of the expected score from `score` to `after` misses a fair one, PULL of the way to `aim`."""
     return (after - score) - PULL * (aim - score)
-
-
-def move_reward(error: float) -> float:
-    """A move's reward in [0, 1] from its miss: 1 - tanh(|miss| / STEP)."""
-    return 1.0 - math.tanh(abs(error) / STEP)
 
 
 def round_reward(first: float, second: float, scale: float) -> float:
@@ -228,19 +224,14 @@ class TunedAdjuster(StrengthAdjuster):
 
     def _judge(self, seat: int, score: float) -> None:
         """The seat's expected score before its move (or the result, after its last) is `score`: per move, the
-        step from the last judgement to here is a miss of the setting in force, told at once by a clean value,
-        per round of two by the search's score."""
+        step from the last judgement to here is a miss of the setting in force."""
         if self.per == "move" and self.asked[seat] is not None and self.judged[seat] is not None:
-            error = miss(self.judged[seat], score, self.aim)
-            if self.by_search:
-                self._miss(seat, error, STEP**2)
-            else:
-                self._tell(seat, move_reward(error))
+            self._miss(seat, miss(self.judged[seat], score, self.aim), STEP**2)
         self.judged[seat] = score
 
     def _miss(self, seat: int, error: float, scale: float) -> None:
-        """One miss of the seat's setting in a round of two (a game's per game, a move's judged by the search):
-        the first is kept, the second ends the round."""
+        """One miss of the seat's setting in a round of two (its moves, or per game its games): the first is
+        kept, the second ends the round."""
         if self.first[seat] is None:
             self.first[seat] = error
         else:

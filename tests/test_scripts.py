@@ -47,6 +47,7 @@ SCRIPTS = [
             "{tmp}/o.json",
         ],
     ),
+    ("experiments.judge_noise", ["--games", "1", "--out", "{tmp}"]),
     ("benchmarks.value_history", ["--games", "2", "--simulations", "4", "--rounds", "1", "--json", "{tmp}/o.json"]),
     (
         "experiments.online_dda",
