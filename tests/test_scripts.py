@@ -279,3 +279,27 @@ def test_samplers_are_compared_with_tpe_seed_by_seed():
     assert against(rows, "p", "ntbea", 50) == (1, 1, 1)
     rows += [row("lsi", 0, 0.9, trials=200), row("lsi", 0, 0.0, trials=50)]
     assert against(rows, "p", "lsi", 50) == (1, 0, 0) and against(rows, "p", "tpe", 50) is None
+
+
+def test_a_run_is_dirty_when_code_changed_not_when_a_results_folder_did(tmp_path, monkeypatch):
+    """A long experiment's checkpoint rewrites a committed results file: runs beside it are not '+dirty' for that,
+    but are for a changed source file."""
+    import subprocess
+
+    from tuner import provenance
+
+    def git(*args):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+
+    (tmp_path / "experiments" / "results").mkdir(parents=True)
+    (tmp_path / "experiments" / "results" / "r.json").write_text("{}")
+    (tmp_path / "code.py").write_text("x = 1\n")
+    git("init", "-q")
+    git("add", ".")
+    git("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "start")
+    monkeypatch.setattr(provenance, "ROOT", tmp_path)
+    assert not provenance.commit().endswith("+dirty")
+    (tmp_path / "experiments" / "results" / "r.json").write_text('{"games": 1}')
+    assert not provenance.commit().endswith("+dirty") and provenance.commit() != "unknown"
+    (tmp_path / "code.py").write_text("x = 2\n")
+    assert provenance.commit().endswith("+dirty")

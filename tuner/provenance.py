@@ -17,13 +17,18 @@ def _git(*args) -> str:
     return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True).stdout.strip()
 
 
+OUTPUTS = ("experiments/results", "benchmarks/results")  # results that runs write and we commit
+
+
 def commit() -> str:
     """The checkout's short commit, '+dirty' when tracked files have changes ('unknown' outside git).
 
-    Untracked files do not count: a study's own outputs are untracked while it runs."""
+    Untracked files and the committed results folders do not count: a run's own outputs change while it runs
+    (a long experiment's checkpoint made every other run beside it '+dirty')."""
     try:
         head = _git("rev-parse", "--short", "HEAD")
-        dirty = _git("status", "--porcelain", "--untracked-files=no")
+        outputs = [f":(exclude){folder}" for folder in OUTPUTS]
+        dirty = _git("status", "--porcelain", "--untracked-files=no", "--", ".", *outputs)
         return (head + ("+dirty" if dirty else "")) if head else "unknown"
     except OSError:
         return "unknown"
