@@ -2,9 +2,9 @@
 
 SA-MCTS's loop one level up [SA-MCTS Fig. 1]: where SA-MCTS asks a strategy for search-control values
 before each simulation and tells it the playout's result, `TunedAdjuster` asks for the adjuster's
-settings (AlphaDDA1's A_sim, B_sim0, ...; Wu's dz, epsilon; the softmax level z) at each of its agent's
-moves, or once per game, and tells the strategy how far that setting's effect on the game missed a
-fair one. The strategies are handed in (the composition root, `tuner.agents`, makes them), one per
+settings (AlphaDDA1's A_sim, B_sim0, ...; Wu's dz, epsilon; the softmax level z) for each round of two
+of its agent's moves (or, per game, of two games) and tells the strategy how far that setting's effect on
+the game missed a fair one. The strategies are handed in (the composition root, `tuner.agents`, makes them), one per
 seat: the first move is worth much in Connect4, so each seat learns its own setting from its own games.
 
 The reward, in [0, 1], says how far the setting's effect on the game missed what a fair setting does, as
@@ -105,8 +105,9 @@ class TunedAdjuster(StrengthAdjuster):
     """`inner`'s settings `names` (keys of its TUNABLE) chosen by a strategy per seat, `make_tuner(seed)` seeded
     `seeds[seat]` (a loaded state brings what they learnt).
 
-    target: the opponent's score to aim at (the agent aims at 1 - target); per: "move" (a setting per
-    search) or "game" (one per game); forget: what the rewards learnt so far weigh after each game.
+    target: the opponent's score to aim at (the agent aims at 1 - target); per: "move" (a setting per two
+    of the seat's searches) or "game" (one per two of its games); forget: what the rewards learnt so far
+    weigh after each game.
     """
 
     def __init__(

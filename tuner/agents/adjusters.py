@@ -91,7 +91,9 @@ TUNER_KEYS = {
     ),
     "dda_tune": Key(str, None, "the settings it tunes, joined by + (default: the adjuster's; all: every one)"),
     "dda_target": Key(number(0, 1), 0.5, "the opponent's score it aims at (0.6: the opponent wins 60%)"),
-    "dda_per": Key(choice("move", "game"), "move", "a setting per move, told after the reply; or one per game"),
+    "dda_per": Key(
+        choice("move", "game"), "move", "a setting per two moves, told after the second's reply; or per two games"
+    ),
     "dda_forget": Key(number(1e-9, 1), 1.0, "after each game, what every reward learnt so far weighs (1: all)"),
 }
 LSI_GAMES = 20  # an on-line DDA LSI's budget: this many games' rewards, then it plays its winner
