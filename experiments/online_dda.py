@@ -42,7 +42,11 @@ from tuner.provenance import environment
 from tuner.strategies import NAMES
 
 OUT = "experiments/results/online_dda"
-TUNED = {"fixed": {"dsa": "fixed"}, "alphadda1": {"dda": "alphadda1"}}  # the adjusters tuned, by the issue
+TUNED = {  # the adjusters tuned: by the issue; and Wu's DSA, whose band (dsa_eps) feeds back on the search's score
+    "fixed": {"dsa": "fixed"},
+    "alphadda1": {"dda": "alphadda1"},
+    "dsa-both": {"dsa": "both"},
+}
 BASELINES = {  # untuned: AlphaDDA1 at the paper's point and the grid's validated best, ours, Wu's DSA
     "alphadda1-paper": {"dda": "alphadda1"},
     "alphadda1-best": {"dda": "alphadda1", "nh": 1, "a_sim": 2.0, "b_sim0": -1.5, "n_max": 400},
@@ -258,9 +262,9 @@ def tables_report(out: dict, args) -> str:
         "",
         f"Each config plays {args.games} games against each agent, seats alternating, every az side at eps "
         f"{TEST_EPS:g}; a tuned config starts with no off-line games (its strategies from their own first points) "
-        "and carries its tuner through the match: alphadda1-* judged by AlphaDDA's clean value and told per move, "
-        "fixed-* (softmax-z tuned, no clean value) judged by the az search's own score and told per round of two "
-        "moves (search.tuned). Score W + D/2 of the config in total (over the second half of "
+        "and carries its tuner through the match, each setting told per round of two moves (search.tuned): "
+        "alphadda1-* judged by AlphaDDA's clean value, fixed-* (softmax-z's level tuned) and dsa-both-* (Wu's "
+        "band tuned) by the az search's own score. Score W + D/2 of the config in total (over the second half of "
         "the games); "
         f"band: [{BAND[0]}, {BAND[1]}]; close: within 0.10 of 0.5 over the second half; settled: games until the "
         f"trailing {WINDOW}-game score stayed in the band (-: never). D (eq. 11) over the last {LATE} games against "
