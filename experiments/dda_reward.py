@@ -29,7 +29,7 @@ import search.tuned as tuned
 from search.mcts import SearchResult
 from search.strength import Level
 from tuner.agents import check_spec
-from tuner.agents.adjusters import ADJUSTERS, tuner_space
+from tuner.agents.adjusters import ADJUSTERS, DDA_SETTINGS, tuner_space
 from tuner.provenance import environment
 from tuner.strategies import NAMES, Param, Space, make_strategy
 
@@ -81,6 +81,7 @@ def make_tuned(kind, space, seed, target, per, budget=200, inner=None, rule="rou
     """search.tuned's TunedAdjuster (rule "round"; "move": PerMove) over a softmax level (`inner`, else one
     judged by its search), `kind` per seat (LSI with `budget`)."""
     settings = {"budget": budget} if kind == "lsi" else {}
+    settings.update(DDA_SETTINGS.get(kind, {}))  # as the agents' tuners are built (tuner.agents.adjusters)
     make = lambda s: make_strategy(space, kind, seed=s, **settings)  # noqa: E731
     cls = tuned.TunedAdjuster if rule == "round" else PerMove
     return cls(inner or Level(), make, space.names, (seed, seed + 1), target=target, per=per)

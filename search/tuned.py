@@ -103,7 +103,8 @@ def round_reward(first: float, second: float, scale: float) -> float:
 
 class TunedAdjuster(StrengthAdjuster):
     """`inner`'s settings `names` (keys of its TUNABLE) chosen by a strategy per seat, `make_tuner(seed)` seeded
-    `seeds[seat]` (a loaded state brings what they learnt).
+    `seeds[seat]` (a loaded state brings what they learnt); `make_tuner(seed, settings)` makes one with a saved
+    strategy's settings instead of a fresh one's ({}: the strategy's own defaults, as version 4 made them).
 
     target: the opponent's score to aim at (the agent aims at 1 - target); per: "move" (a setting per two
     of the seat's searches) or "game" (one per two of its games); forget: what the rewards learnt so far
@@ -113,7 +114,7 @@ class TunedAdjuster(StrengthAdjuster):
     def __init__(
         self,
         inner: StrengthAdjuster,
-        make_tuner: Callable[[int], Tuner],
+        make_tuner: Callable[..., Tuner],
         names: tuple[str, ...],
         seeds: tuple[int, int],
         *,
@@ -304,7 +305,7 @@ class TunedAdjuster(StrengthAdjuster):
         in_force = state["in_force"]
         if in_force is not None and not (in_force in (0, 1) and not isinstance(in_force, bool) and last[in_force]):
             raise ValueError(f"a saved tuner's setting in force is a seat that asked one, or null, got {in_force!r}")
-        tuners = [self.make_tuner(seed) for seed in self.start_seeds]
+        tuners = [self._made_as(seed, saved) for seed, saved in zip(self.start_seeds, state["tuners"])]
         lessons = self._lessons(tuners, state["lessons"])
         for tuner, saved in zip(tuners, state["tuners"]):
             tuner.load_state_dict(saved)
@@ -320,6 +321,14 @@ class TunedAdjuster(StrengthAdjuster):
         self.lessons = lessons
         if in_force is not None:  # the settings in force, which the inner adjuster's own state may not hold
             self.inner.retune(dict(zip(self.names, tuners[in_force].values(self.last[in_force]))))
+
+    def _made_as(self, seed: int, saved) -> Tuner:
+        """A strategy to load `saved` into, with the settings it was made with (a change of the defaults since
+        then must not refuse what a profile learnt); ValueError in one line if they are not a strategy's."""
+        settings = saved.get("settings") if isinstance(saved, dict) else None
+        if settings is not None and not isinstance(settings, dict):
+            raise ValueError(f"a saved strategy's settings are a dict, got {settings!r}")
+        return self.make_tuner(seed, settings)
 
     def _lessons(self, tuners: list[Tuner], lessons) -> list[list]:
         """A saved game's tells [seat, point, reward] and forgets [seat, null, factor]; ValueError if malformed."""
@@ -383,7 +392,7 @@ class TunedAdjuster(StrengthAdjuster):
         ValueError in one line if they do not replay exactly (another version's, or damaged)."""
         if not isinstance(events, list):
             raise ValueError("a saved tuner's events are a list")
-        tuner, asked = self.make_tuner(seed), None
+        tuner, asked = self.make_tuner(seed, {}), None  # with the settings version 4 made strategies with
         for event in events:
             if isinstance(event, list):
                 asked = tuner.ask()

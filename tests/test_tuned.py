@@ -18,7 +18,7 @@ from search.strength import Level
 from search.tuned import TunedAdjuster, _digest, miss, round_reward
 from tests.test_alphadda import StoneCounter, play
 from tuner.agents import check_spec, make_agent
-from tuner.agents.adjusters import ADJUSTERS, tuner_space
+from tuner.agents.adjusters import ADJUSTERS, DDA_SETTINGS, tuner_space
 from tuner.match import play_game
 from tuner.strategies import make_strategy
 
@@ -104,7 +104,7 @@ class Judged(Level):
 def tuned(points=((0.0,),), inner=None, **kwargs):
     recorders = {}
 
-    def make(seed):
+    def make(seed, settings=None):
         recorders[seed] = Recorder(points)
         return recorders[seed]
 
@@ -286,6 +286,7 @@ def test_a_tuned_agent_tells_only_its_own_seats_tuner_and_each_agent_its_own():
     a.new_game(seed=0, seat=0)
     b.new_game(seed=0, seat=1)
     assert a.adjuster.tuners[0] is not a.adjuster.tuners[1]
+    assert a.adjuster.tuners[0].settings["c_local"] == 0.5  # an on-line DDA NMC's own UCB constant, not SA-MCTS's 1
     for agent in (a, b):
         agent.adjuster.tuners = [Spy(t) for t in agent.adjuster.tuners]
     judged = [[], []]  # per seat: its expected score before each of its moves
@@ -327,7 +328,9 @@ def test_a_strategy_finds_the_fair_level_and_holds_the_score_at_the_aim(kind, ga
     did, about 1 in 10). The others are not held to it: NTBEA holds the score but plays the fair level in 0.24-0.27
     of the moves here; LSI and CMA-ES commit to one level, sometimes the wrong one."""
     space = tuner_space(ADJUSTERS["fixed"], C4, check_spec(C4, "mcts:dsa=fixed,dda_tuner=nmc").options)
-    adjuster = TunedAdjuster(Level(), lambda s: make_strategy(space, kind, seed=s), space.names, (3, 4), target=target)
+    settings = DDA_SETTINGS.get(kind, {})
+    make = lambda s: make_strategy(space, kind, seed=s, **settings)  # noqa: E731
+    adjuster = TunedAdjuster(Level(), make, space.names, (3, 4), target=target)
     rng = np.random.default_rng(0)
     results, fair = [], []
     for game in range(100):
@@ -459,6 +462,31 @@ def test_a_version_4_state_is_replayed_once_and_goes_on_as_the_version_4_code_di
     damaged["digest"] = _digest({k: v for k, v in damaged.items() if k != "digest"})
     with pytest.raises(ValueError, match="are pairs"):  # not a TypeError from deep inside
         make_agent(C4, data["spec"], seed=0).adjuster.load_state_dict(damaged)
+
+
+def test_a_state_saved_under_other_strategy_settings_loads_and_goes_on_with_them():
+    """A profile saved before DDA_SETTINGS changed NMC's UCB constant (made with SA-MCTS's C = 1) loads with the
+    settings it was made with, and asks next what it would have asked: a change of the defaults refuses no one."""
+    spec = "mcts:simulations=8,dsa=fixed,dda_tuner=nmc"
+    old = make_agent(C4, spec, seed=5)
+    space = tuner_space(ADJUSTERS["fixed"], C4, check_spec(C4, spec).options)
+    old.adjuster.make_tuner = lambda seed, settings=None: make_strategy(space, "nmc", seed=seed)  # C = 1
+    old.adjuster.reset()
+    play_game(C4, old, make_agent(C4, "random", seed=6), seed=1, index=0)
+    saved = json.loads(json.dumps(old.adjuster.state_dict()))
+    assert saved["tuners"][0]["settings"]["c_local"] == 1.0
+    new = make_agent(C4, spec, seed=5)
+    assert new.adjuster.tuners[0].settings["c_local"] == 0.5  # else this test could not fail
+    new.adjuster.load_state_dict(saved)
+    assert new.adjuster.tuners[0].settings["c_local"] == 1.0
+    for seat in (0, 1):
+        assert [new.adjuster.tuners[seat].ask().tolist() for _ in range(20)] == [
+            old.adjuster.tuners[seat].ask().tolist() for _ in range(20)
+        ]
+    saved["tuners"][0]["settings"] = {"c_local": "x"}
+    saved["digest"] = _digest({k: v for k, v in saved.items() if k != "digest"})
+    with pytest.raises(ValueError, match="c_local must be a number"):
+        new.adjuster.load_state_dict(saved)
 
 
 def test_a_state_saved_between_games_puts_the_last_setting_asked_back_in_force():

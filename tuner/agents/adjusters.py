@@ -97,6 +97,12 @@ TUNER_KEYS = {
     "dda_forget": Key(number(1e-9, 1), 1.0, "after each game, what every reward learnt so far weighs (1: all)"),
 }
 LSI_GAMES = 20  # an on-line DDA LSI's budget: this many games' rewards, then it plays its winner
+# SA-MCTS's NMC explores with UCB's C = 1, made for thousands of playouts a move; an on-line DDA tuner has a few
+# hundred rounds a match, whose rewards sit near 1/2, and C = 1 kept NMC near uniform over its levels. On the
+# synthetic matches of experiments.dda_reward (5 seeds, judge noise 0 / 0.1 / 0.2), C = 0.5 held the score 0.049 /
+# 0.046 / 0.072 from the aim with 67% / 55% / 34% of moves at a fair level, where C = 1 gave 0.045 / 0.074 / 0.094
+# and 42% / 33% / 24% (C = 0.3 and 0.2 were better at noise 0.2 and worse noise-free).
+DDA_SETTINGS = {"nmc": {"c_local": 0.5, "c_global": 0.5}}  # an on-line DDA tuner's strategy settings, by strategy
 
 
 def start_z(options: dict) -> float:
@@ -354,10 +360,12 @@ def build(kind: AdjusterKind, game, options: dict, evaluator, seed: int) -> Stre
         return inner
     space, strategy = tuner_space(kind, game, options), options["dda_tuner"]
     per_game = options["dda_per"] == "game"
-    settings = {"budget": LSI_GAMES * (1 if per_game else game.own_moves)} if strategy == "lsi" else {}
+    base = {"budget": LSI_GAMES * (1 if per_game else game.own_moves)} if strategy == "lsi" else {}
 
-    def make_tuner(seed: int):
-        return make_strategy(space, strategy, seed, **settings)
+    def make_tuner(seed: int, settings: dict | None = None):
+        """A fresh tuner (DDA_SETTINGS on the strategy's defaults) or one with a saved one's `settings`."""
+        chosen = DDA_SETTINGS.get(strategy, {}) if settings is None else settings
+        return make_strategy(space, strategy, seed, **{**base, **chosen})
 
     return TunedAdjuster(
         inner,
