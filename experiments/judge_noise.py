@@ -50,8 +50,9 @@ def game_steps(game, spec: str, opponent: str, seed: int, seat: int) -> tuple[li
 
 
 def summary(series: list[list[float]]) -> dict:
-    """The steps between consecutive reads within each game: median |step|, sd, and how many."""
-    steps = np.concatenate([np.diff([v for v in s if v is not None]) for s in series if len(s) > 1])
+    """The steps between consecutive reads within each game (none across a move without a read): median |step|,
+    sd, and how many."""
+    steps = np.array([b - a for s in series for a, b in zip(s, s[1:]) if a is not None and b is not None])
     return {"median_abs_step": float(np.median(np.abs(steps))), "sd": float(np.std(steps)), "steps": len(steps)}
 
 

@@ -379,7 +379,7 @@ def main() -> None:
         nargs="+",
         default=[],
         help="tables: configs whose games so far are dropped and played again "
-        "(after a change to what they measure); each must be one of --configs",
+        "(after a change to what they measure); each must be one of --configs; leave it out to resume such a run",
     )
     parser.add_argument("--report-only", action="store_true", help="rewrite the .md and .png from the .json")
     parser.add_argument("--out", default=OUT)

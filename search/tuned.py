@@ -22,21 +22,25 @@ person win 60%).
   settings being tuned); otherwise the search's own (`SearchResult.score`), known only after the search, so
   the setting is asked there, in force for that move's choice and the next search's budget. A step is noisy:
   the opponent's replies vary and either judge errs (over 30 Connect4 games of the tables' softmax-z agent the
-  clean value moved by a median 0.030 between the agent's moves, the search's score by 0.056, each with an sd
-  of 0.15: experiments/results/judge_noise), and noise flattens a reward of one step, such as the earlier
+  clean value moved by a median 0.030 between the agent's moves, the search's score by 0.056, with sds of
+  0.16 and 0.15: experiments/results/judge_noise), and noise flattens a reward of one step, such as the earlier
   1 - tanh(|miss| / STEP), alike for every setting, so that the fair one no longer stands out. So a setting
   plays a round of two moves and is told 1/2 - tanh(e1 e2 / STEP^2) / 2 of its two misses, whose mean is least
-  at the fair setting however noisy the step: the product's mean is the squared mean miss, less a term from
-  the judged score that the two misses share, alike for settings searched alike (a round cut short by a game's
-  end goes on into the seat's next game). On synthetic matches (experiments.dda_reward: games of 17 moves, each
+  at the fair setting however noisy the judge: the product's mean is the squared mean miss, less a term from
+  the judge's error at the score the two misses share (alike for settings searched alike), plus PULL times the
+  variance of the setting's own first step (the second miss starts where the first ended): a setting whose
+  moves vary more (a softmax level that draws among moves of unlike values) is told less than a steadier one
+  with the same mean miss, as the earlier |miss| did too (a round cut short by a game's end goes on into the
+  seat's next game). On synthetic matches (experiments.dda_reward: games of 17 moves, each
   reply handing over a gain that the right level gives back, results drawn from the final value, N(0, noise)
   added to the value read; 5 seeds x 6 gains and targets, games 51-100; NMC with the on-line UCB constant of
   tuner.agents.adjusters.DDA_SETTINGS) NMC's score stayed 0.046 and 0.072
   from the aim at noise 0.1 and 0.2 where |miss| per move left it 0.111 and 0.163 away (about even at 0.05,
-  0.073 against 0.065, and noise-free, 0.049 against 0.047); EA and NTBEA gain at every noise, LSI (which
-  commits to one level) and CMA-ES do not. PULL 0.2 and STEP 0.05: of PULL 0.1-0.3 x STEP 0.03-0.1 at noise
-  0.1 they held NMC's score nearest (0.046, 55% of its moves at a fair level); PULL 0.3 held EA's and NTBEA's
-  nearer (0.072 and 0.066 against 0.077 and 0.123).
+  0.073 against 0.065, and noise-free, 0.049 against 0.047); EA gains at every noise, NTBEA from noise 0.05
+  (noise-free it loses, 0.112 against 0.095), LSI (which commits to one level) and CMA-ES do not. PULL 0.2 and
+  STEP 0.05: of PULL 0.1-0.3 x STEP 0.03-0.1 at noise 0.1, PULL 0.2 held NMC's score nearest (0.046 at STEP
+  0.05 with 55% of its moves at a fair level, 0.044 at 0.1 with 48%); PULL 0.3 held EA's and NTBEA's nearer
+  (0.072 and 0.066 against 0.077 and 0.123).
   The shared term is alike only for settings searched alike: a setting below its floor, which cuts the
   budget and makes the search's score noisier (down to one playout's 0 or 1), earns a higher reward with
   the same mean miss, which leans the strategies toward the weaker settings. Tune `floor` with care where

@@ -369,6 +369,26 @@ def test_under_a_noisy_judge_rounds_of_two_moves_find_the_fair_level_more_often_
     assert off["round"] < off["move"]
 
 
+def test_a_round_open_over_a_game_end_that_restarts_a_settled_cmaes_is_dropped_not_a_crash():
+    """Forgetting after a game restarts a CMA-ES that has settled; the round left open then ends in the next game
+    and tells a point of the search before: dropped (it had raised a TypeError), and the tuner asks afresh."""
+    space = tuner_space(ADJUSTERS["fixed"], C4, check_spec(C4, "mcts:dsa=fixed,dda_tuner=cmaes").options)
+    adjuster = TunedAdjuster(
+        Level(), lambda s, settings=None: make_strategy(space, "cmaes", seed=s), space.names, (0, 1), forget=0.9
+    )
+    adjuster.new_game()
+    cmaes = adjuster.tuners[0]
+    cmaes.finished, cmaes.best = True, np.array([0.5])  # as once pycma has stopped: it plays its best
+    for plies, score in ((0, 0.5), (2, 0.55), (4, 0.6)):
+        scored(adjuster, 0, plies, score)
+    adjuster.game_over([1.0, -1.0], 0)
+    assert adjuster.first[0] is not None and not cmaes.finished  # a round open; the search restarted
+    adjuster.new_game()
+    scored(adjuster, 0, 0, 0.5)
+    scored(adjuster, 0, 2, 0.5)
+    assert adjuster.first[0] is None and adjuster.asked[0] is not None  # the round told (dropped), a new ask
+
+
 def test_the_state_round_trips_as_json_and_a_damaged_one_is_refused_whole():
     """Two games and half a third (an ask open), forgetting after each: the state loads into a fresh agent, which
     asks next what the first would; each damage is refused in one line, naming it, and changes nothing (each is
@@ -466,7 +486,8 @@ def test_a_version_4_state_is_replayed_once_and_goes_on_as_the_version_4_code_di
 
 def test_a_state_saved_under_other_strategy_settings_loads_and_goes_on_with_them():
     """A profile saved before DDA_SETTINGS changed NMC's UCB constant (made with SA-MCTS's C = 1) loads with the
-    settings it was made with, and asks next what it would have asked: a change of the defaults refuses no one."""
+    settings it was made with, and asks next what it would have asked: a change of the defaults refuses no one.
+    Settings that no release made (a crafted state sizing a strategy) are refused in one line, nothing changed."""
     spec = "mcts:simulations=8,dsa=fixed,dda_tuner=nmc"
     old = make_agent(C4, spec, seed=5)
     space = tuner_space(ADJUSTERS["fixed"], C4, check_spec(C4, spec).options)
@@ -483,10 +504,13 @@ def test_a_state_saved_under_other_strategy_settings_loads_and_goes_on_with_them
         assert [new.adjuster.tuners[seat].ask().tolist() for _ in range(20)] == [
             old.adjuster.tuners[seat].ask().tolist() for _ in range(20)
         ]
-    saved["tuners"][0]["settings"] = {"c_local": "x"}
-    saved["digest"] = _digest({k: v for k, v in saved.items() if k != "digest"})
-    with pytest.raises(ValueError, match="c_local must be a number"):
-        new.adjuster.load_state_dict(saved)
+    before = new.adjuster.state_dict()
+    for crafted in ({"c_local": "x"}, {"c_local": 0.7}, {"c_local": 1e300}, {"population": 10**11}, {"seed": 3}):
+        saved["tuners"][0]["settings"] = crafted  # digested again: only the settings' own check can refuse it
+        saved["digest"] = _digest({k: v for k, v in saved.items() if k != "digest"})
+        with pytest.raises(ValueError, match="neither this release's nor the strategy's default") as error:
+            new.adjuster.load_state_dict(saved)
+        assert "\n" not in str(error.value) and new.adjuster.state_dict() == before
 
 
 def test_a_state_saved_between_games_puts_the_last_setting_asked_back_in_force():

@@ -96,12 +96,12 @@ TUNER_KEYS = {
     ),
     "dda_forget": Key(number(1e-9, 1), 1.0, "after each game, what every reward learnt so far weighs (1: all)"),
 }
-LSI_GAMES = 20  # an on-line DDA LSI's budget: this many games' rewards, then it plays its winner
+LSI_GAMES = 20  # an on-line DDA LSI's budget in rewards: this many games' moves (per move a game tells about half)
 # SA-MCTS's NMC explores with UCB's C = 1, made for thousands of playouts a move; an on-line DDA tuner has a few
 # hundred rounds a match, whose rewards sit near 1/2, and C = 1 kept NMC near uniform over its levels. On the
 # synthetic matches of experiments.dda_reward (5 seeds, judge noise 0 / 0.1 / 0.2), C = 0.5 held the score 0.049 /
 # 0.046 / 0.072 from the aim with 67% / 55% / 34% of moves at a fair level, where C = 1 gave 0.045 / 0.074 / 0.094
-# and 42% / 33% / 24% (C = 0.3 and 0.2 were better at noise 0.2 and worse noise-free).
+# and 42% / 33% / 24%.
 DDA_SETTINGS = {"nmc": {"c_local": 0.5, "c_global": 0.5}}  # an on-line DDA tuner's strategy settings, by strategy
 
 
@@ -364,6 +364,8 @@ def build(kind: AdjusterKind, game, options: dict, evaluator, seed: int) -> Stre
 
     def make_tuner(seed: int, settings: dict | None = None):
         """A fresh tuner (DDA_SETTINGS on the strategy's defaults) or one with a saved one's `settings`."""
+        if settings is not None:
+            _check_saved_settings(space, strategy, base, settings)
         chosen = DDA_SETTINGS.get(strategy, {}) if settings is None else settings
         return make_strategy(space, strategy, seed, **{**base, **chosen})
 
@@ -376,6 +378,19 @@ def build(kind: AdjusterKind, game, options: dict, evaluator, seed: int) -> Stre
         per=options["dda_per"],
         forget=options["dda_forget"],
     )
+
+
+def _check_saved_settings(space, strategy: str, base: dict, settings: dict) -> None:
+    """ValueError in one line unless each of a saved strategy's settings is this release's or the strategy's own
+    default (what an earlier release made): a crafted state cannot size a strategy (a population of 10^11)."""
+    made = [getattr(make_strategy(space, strategy, 0, **b), "settings", None) or {} for b in (base, {})]
+    made.append({**made[0], **DDA_SETTINGS.get(strategy, {})})
+    for key, value in settings.items():
+        if not any(key in m and value == m[key] and type(value) is type(m[key]) for m in made):
+            raise ValueError(
+                f"a saved {strategy} strategy's setting {key}={value!r} is neither this release's nor the "
+                "strategy's default: start its tuning afresh"
+            )
 
 
 def learns_between_games(options: dict) -> bool:

@@ -170,8 +170,9 @@ class CMAES:
         return generation[len(self._pending) % len(generation)]
 
     def tell(self, x, reward: float) -> None:
-        """The reward in [0, 1] of point x (as returned by ask); a full generation updates CMA-ES."""
-        if self.finished:
+        """The reward in [0, 1] of point x (as returned by ask); a full generation updates CMA-ES. A tell with no
+        generation asked (the search started again since x was asked: `forget`) is dropped."""
+        if self.finished or self._points is None:
             return
         self._pending.append((np.asarray(x, dtype=np.float64), float(reward)))
         if len(self._pending) == len(self._points):
