@@ -136,7 +136,8 @@ class TunedAdjuster(StrengthAdjuster):
             raise ValueError(f"target is a score in [0, 1] and forget a weight in (0, 1], got {target}, {forget}")
         self.inner, self.make_tuner, self.names, self.start_seeds = inner, make_tuner, tuple(names), tuple(seeds)
         self.aim, self.per, self.factor = 1.0 - target, per, forget
-        self.scale = max(self.aim, 1.0 - self.aim) ** 2  # a game's largest squared miss (per game)
+        # a round's scale: two moves' misses of STEP, or a game's largest squared miss
+        self.scale = STEP**2 if per == "move" else max(self.aim, 1.0 - self.aim) ** 2
         self.RULE = inner.RULE
         if hasattr(inner, "evaluator"):
             self.evaluator = inner.evaluator  # the az agent checks that it reads its forest's
@@ -190,7 +191,7 @@ class TunedAdjuster(StrengthAdjuster):
             return
         score = (1.0 + float(returns[player])) / 2.0
         if self.per == "game" and self.asked[player] is not None:  # (None: a state saved since told it)
-            self._miss(player, score - self.aim, self.scale)
+            self._miss(player, score - self.aim)
         elif self.per == "move":
             if self.asked[player] is not None and self.judged[player] is None:
                 self._tell(player, 0.5)  # none of its searches gave an expected score: nothing to judge it by
@@ -233,16 +234,16 @@ class TunedAdjuster(StrengthAdjuster):
         """The seat's expected score before its move (or the result, after its last) is `score`: per move, the
         step from the last judgement to here is a miss of the setting in force."""
         if self.per == "move" and self.asked[seat] is not None and self.judged[seat] is not None:
-            self._miss(seat, miss(self.judged[seat], score, self.aim), STEP**2)
+            self._miss(seat, miss(self.judged[seat], score, self.aim))
         self.judged[seat] = score
 
-    def _miss(self, seat: int, error: float, scale: float) -> None:
+    def _miss(self, seat: int, error: float) -> None:
         """One miss of the seat's setting in a round of two (its moves, or per game its games): the first is
         kept, the second ends the round."""
         if self.first[seat] is None:
             self.first[seat] = error
         else:
-            self._tell(seat, round_reward(self.first[seat], error, scale))
+            self._tell(seat, round_reward(self.first[seat], error, self.scale))
 
     def _tell(self, seat: int, reward: float) -> None:
         self.tuners[seat].tell(self.asked[seat], reward)
