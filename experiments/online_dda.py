@@ -16,12 +16,12 @@ last 40 games of each match (20 per seat, the size of a grid trial), beside the 
 shift: a config against MCTS that jumps from --weak to --strong simulations a move after --games games, the
 same agent kept throughout: its trailing score and the games it needs to come back into the band.
 
-Results survive a crash: the matches under way (tables) are saved every minute, each with its games so far and
-the learning agent's adjuster state after the last, and each finished batch of matches (tables) or config (shift)
-to experiments/results/online_dda/PART-GAME.json with the seed, versions and commit; a rerun with the same
-arguments resumes from there, a match at its next game (a run can span sittings); `--redo CONFIG...` drops a
-config's games (after a change to what it measures) and plays them again. The .md report and the .png
-learning curves are rewritten after every batch.
+Results survive a crash: the matches under way (tables) or the config under way (shift) are saved every minute, each
+with its games so far and the learning agent's adjuster state after the last, and each finished batch of matches
+(tables) or config (shift) to experiments/results/online_dda/PART-GAME.json with the seed, versions and commit; a
+rerun with the same arguments resumes from there, a match at its next game (a run can span sittings); `--redo
+CONFIG...` drops a config's games (after a change to what it measures) and plays them again. The .md report and the
+.png learning curves are rewritten after every batch.
 """
 
 import argparse
@@ -220,23 +220,34 @@ def shift(args, path: str) -> dict:
     game = games.load(args.game)
     people = [f"mcts:simulations={args.weak}", f"mcts:simulations={args.strong}"]
     out["people"] = people
+    running = out.setdefault("running", {})  # config -> {"scores": [...], "state": its adjuster's after the last}
+    commit = environment(args.seed)["commit"]  # the code this process runs, whatever is committed meanwhile
     for c in tqdm([c for c in args.configs if c not in out["configs"]], desc="shift", unit="config"):
-        start = time.time()
+        clock = time.time()
+        record = running.setdefault(c, {"scores": [], "state": None})
         agent = make_agent(game, spec(args.game, c, args.options), seed=args.seed)
+        adjuster = getattr(agent, "adjuster", None)
+        if record["state"] is not None:
+            adjuster.load_state_dict(record["state"])
         person = [make_agent(game, p, seed=args.seed + 1) for p in people]
-        outcomes = [
-            play_game(game, agent, person[i >= args.games], args.seed, i).outcome for i in range(2 * args.games)
-        ]
-        points = [(o + 1) / 2 for o in outcomes]
+        for i in tqdm(range(len(record["scores"]), 2 * args.games), desc=c, unit="game", leave=False):
+            outcome = play_game(game, agent, person[i >= args.games], args.seed, i).outcome
+            record["scores"].append((outcome + 1) / 2)
+            record["state"] = None if adjuster is None else adjuster.state_dict()
+            if time.time() - clock >= CHECKPOINT:
+                out["seconds"] += time.time() - clock
+                clock = time.time()
+                save(out, path)
+        points = running.pop(c)["scores"]
         out["configs"][c] = {
             "spec": spec(args.game, c, args.options),
-            "commit": environment(args.seed)["commit"],
+            "commit": commit,
             "scores": points,
             "before": float(np.mean(points[: args.games])),
             "after": float(np.mean(points[args.games :])),
             "rebalanced": settled(points[args.games :], window=10),
         }
-        out["seconds"] += time.time() - start
+        out["seconds"] += time.time() - clock
         save(out, path)
         report(out, args, path)
     return out

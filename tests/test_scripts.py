@@ -265,6 +265,41 @@ def test_online_dda_tables_resume_a_crashed_match_at_its_next_game(tmp_path, mon
     assert redone["configs"]["fixed-nmc"]["matches"] == straight["configs"]["fixed-nmc"]["matches"]
 
 
+def test_online_dda_shift_resumes_a_crashed_config_at_its_next_game(tmp_path, monkeypatch):
+    """A shift run that dies in its fourth game (checkpointed after each) and is run again plays games 3-5 alone and
+    ends with the scores and the tuner of a run never stopped: the agent picked up where it was, not afresh."""
+    import argparse
+    import json
+
+    from experiments import online_dda
+
+    monkeypatch.setattr(online_dda, "CHECKPOINT", 0)
+    monkeypatch.setattr(online_dda, "report", lambda *_: None)
+    args = dict(game="connect4", games=3, seed=2, options="simulations=4", configs=["fixed-nmc"], weak=2, strong=40)
+    play_game, played = online_dda.play_game, []
+
+    def told(game, agent, person, seed, index):
+        if index == 3 and crash:
+            raise KeyboardInterrupt
+        result = play_game(game, agent, person, seed, index)
+        played.append((index, json.dumps(agent.adjuster.state_dict(), sort_keys=True)))
+        return result
+
+    monkeypatch.setattr(online_dda, "play_game", told)
+    crash = False
+    straight = online_dda.shift(argparse.Namespace(part="shift", **args), str(tmp_path / "straight.json"))
+    tuned, played[:] = played[-1][1], []
+    path, crash = str(tmp_path / "resumed.json"), True
+    with pytest.raises(KeyboardInterrupt):
+        online_dda.shift(argparse.Namespace(part="shift", **args), path)
+    saved = online_dda.load(path, argparse.Namespace(**args))
+    assert len(saved["running"]["fixed-nmc"]["scores"]) == 3 and saved["running"]["fixed-nmc"]["state"] is not None
+    played[:], crash = [], False
+    resumed = online_dda.shift(argparse.Namespace(part="shift", **args), path)
+    assert [i for i, _ in played] == [3, 4, 5] and played[-1][1] == tuned and resumed["running"] == {}
+    assert resumed["configs"]["fixed-nmc"]["scores"] == straight["configs"]["fixed-nmc"]["scores"]
+
+
 def test_samplers_are_compared_with_tpe_seed_by_seed():
     """Seeds 0-2: NTBEA's regrets 0.1, 0.5, 0.2 against TPE's 0.3, 0.5, 0.1: better on one, equal on one, worse
     on one; LSI counts only its run planned for the budget."""
