@@ -23,6 +23,13 @@ and pinning is asked only on CUDA. Known cost on CUDA: `PolicyValueNet.forward` 
 probabilities with a host-side `.any()`, one stream synchronisation per damaged batch.
 Not done yet (later, behind the same call): torch.compile or CUDA graphs for fixed batch buckets.
 
+Chunks. A forward's float rounding depends on its batch size (torch picks kernels by shape: on this
+CPU a row's value at batch 15 differs from the same row's at batch 16 in the last bits), so a search's
+moves can depend on how many other positions shared its batch. With `chunk` set, every forward runs
+on exactly `chunk` rows (the last chunk padded with empty rows), and on the CPU a row's priors and
+value are then the same whatever the other rows are: what lets self-play split over machines
+(`nets.selfplay.play_share`) play the games one machine plays.
+
 Throughput on 2 CPU cores (torch 2.13, threads=2; `python -m benchmarks.evaluator`, 2026-11-23):
 the lock-step search through this evaluator against the raw forward at the batch it formed, timed
 in alternate rounds, simulations (or positions) per second:
@@ -102,6 +109,7 @@ class NetEvaluator:
         dtype: "float32", "bfloat16" or "float16", the autocast dtype of the forward; None means
             float32 on the CPU and bfloat16 on CUDA (float16 where the GPU lacks bfloat16).
             Priors and values are float32 whatever it is.
+        chunk: rows per forward, fixed (module docstring); None: one forward of all the rows asked.
     """
 
     def __init__(
@@ -112,6 +120,7 @@ class NetEvaluator:
         device: str = "auto",
         threads: int | None = None,
         dtype: str | None = None,
+        chunk: int | None = None,
     ):
         arch = model.arch
         if game is not None and game != arch.game:
@@ -129,10 +138,15 @@ class NetEvaluator:
                 raise ValueError(f"threads must be at least 1, got {threads}")
             torch.set_num_threads(threads)
         self.dtype = _dtype(dtype, self.device)
+        if chunk is not None and chunk < 1:
+            raise ValueError(f"chunk must be at least 1 row, got {chunk}")
+        self.chunk = chunk
         self.model = model.to(self.device).eval()
 
     def __repr__(self) -> str:
-        return f"NetEvaluator({self.game}, device={self.device}, dtype={str(self.dtype).removeprefix('torch.')})"
+        dtype = str(self.dtype).removeprefix("torch.")
+        chunk = f", chunk={self.chunk}" if self.chunk else ""
+        return f"NetEvaluator({self.game}, device={self.device}, dtype={dtype}{chunk})"
 
     def new_batch(self, game: games.Game | str, capacity: int) -> Batch:
         """A batch for `capacity` rows whose input and output arrays torch reads and writes in place.
@@ -185,11 +199,23 @@ class NetEvaluator:
             self._forward(views, n, damaged)
 
     def _forward(self, views: _Views, n: int, damaged: bool) -> None:
-        dev = self.device
-        x = views.planes[:n].to(dev, non_blocking=True)
-        legal = views.legal[:n].to(dev, non_blocking=True)
-        dropout = views.dropout[:n].to(dev, non_blocking=True) if damaged else None
-        keys = views.keys[:n].to(dev, non_blocking=True) if damaged else None
+        size = self.chunk or n
+        for start in range(0, n, size):
+            self._forward_rows(views, start, min(n, start + size), damaged)
+        if self.device.type == "cuda":
+            torch.cuda.current_stream(self.device).synchronize()
+
+    def _forward_rows(self, views: _Views, start: int, stop: int, damaged: bool) -> None:
+        """Priors and values of rows start..stop-1, in one forward of `chunk` rows when it is set."""
+        dev, pad = self.device, (self.chunk - (stop - start) if self.chunk else 0)
+
+        def rows(tensor):
+            part = tensor[start:stop].to(dev, non_blocking=True)
+            return torch.cat([part, part.new_zeros((pad, *part.shape[1:]))]) if pad else part
+
+        x, legal = rows(views.planes), rows(views.legal)
+        dropout = rows(views.dropout) if damaged else None
+        keys = rows(views.keys) if damaged else None
         autocast = (
             torch.autocast(dev.type, dtype=self.dtype) if self.dtype != torch.float32 else contextlib.nullcontext()
         )
@@ -197,10 +223,9 @@ class NetEvaluator:
             logits, value = self.model(x, dropout, keys)
         logits = logits.float().masked_fill(~legal, -torch.inf)
         priors = torch.where(legal, torch.softmax(logits, dim=1), 0.0)  # a row with no legal action: NaN -> 0
-        views.priors[:n].copy_(priors, non_blocking=True)
-        views.values[:n].copy_(value, non_blocking=True)  # float32 whatever the autocast dtype
-        if dev.type == "cuda":
-            torch.cuda.current_stream(dev).synchronize()
+        n = stop - start
+        views.priors[start:stop].copy_(priors[:n], non_blocking=True)
+        views.values[start:stop].copy_(value[:n], non_blocking=True)  # float32 whatever the autocast dtype
 
 
 def _device(name: str) -> torch.device:

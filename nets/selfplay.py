@@ -10,15 +10,23 @@ are waiting on go to the network in one batch (DESIGN section 8). Each move:
 and when a game ends every recorded position gets the result for the player who was to move there
 (+1 win, 0 draw, -1 loss): eq. (10)'s c_win on our planes, which are from the mover's view.
 `augment` multiplies the examples by the game's board symmetries (Connect4 2, the Othellos 8).
+
+Game i draws its search and its move choices from (seed, i) alone, so an iteration's games can be
+split by index into shares played apart (`play_share`, on other machines) and joined in index order
+(`join`): with an evaluator whose rows do not depend on one another (a net evaluated in fixed chunks,
+`nets.evaluator`), the shares hold the examples of playing all the games at once.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
 
+from games import load as load_game
 from games.rng import derive_seeds, make_rng
+from nets.evaluator import NetEvaluator
 from search.move_choice import choose_by_temperature, choose_move
 from search.puct import PUCT, Request
 
@@ -58,6 +66,7 @@ def self_play(
     noise: float = 0.0,
     alpha: float = 0.3,
     leaves: int = 1,
+    indices=None,
 ) -> tuple[Examples, SelfPlayStats]:
     """Play `games` games of the net against itself, all in lock-step; return their positions and targets.
 
@@ -67,26 +76,34 @@ def self_play(
         c_puct, t_opening, tau, eps: Table A1's C_puct, T_opening, tau and epsilon (module docstring).
         noise, alpha: AlphaZero's Dirichlet noise at the root (0: none, as the authors' code).
         leaves: descents per tree and step with virtual loss (1: the sequential search).
+        indices: play only these of the `games` games (a share, module docstring); None: all of them.
     Returns:
         the examples in game order (each game's positions in play order), and counts.
     """
+    indices = list(range(games)) if indices is None else [int(i) for i in indices]
+    if not indices or sorted(set(indices)) != indices or not 0 <= indices[0] <= indices[-1] < games:
+        raise ValueError(f"indices must be increasing game indices in [0, {games}), got {indices}")
     search_seed, choice_seed = derive_seeds(seed, count=2, bits=64)
+    search_seeds = derive_seeds(search_seed, count=games, bits=64)  # game i's: as PUCT(seed=search_seed) seeds row i
+    choice_seeds = derive_seeds(choice_seed, count=games, bits=64)
+    rows = len(indices)
     puct = PUCT(
         game,
         evaluator,
-        games=games,
+        games=rows,
         c_puct=c_puct,
         leaves=leaves,
         root_eps=eps,
         noise_weight=noise,
         noise_alpha=alpha,
-        seed=search_seed,
     )
-    rngs = [make_rng(s) for s in derive_seeds(choice_seed, count=games, bits=64)]
-    states = [game.new_initial_state() for _ in range(games)]
+    for row, i in enumerate(indices):
+        puct.reset(row, seed=search_seeds[i])
+    rngs = [make_rng(choice_seeds[i]) for i in indices]
+    states = [game.new_initial_state() for _ in range(rows)]
     a = game.num_distinct_actions()
-    planes, policy, movers = ([[] for _ in range(games)] for _ in range(3))
-    active, sims = list(range(games)), 0
+    planes, policy, movers = ([[] for _ in range(rows)] for _ in range(3))
+    active, sims = list(range(rows)), 0
     while active:
         results = puct.search([Request(i, states[i], simulations) for i in active])
         for i, r in zip(active, results):
@@ -112,7 +129,21 @@ def self_play(
     examples = Examples(
         np.stack([p for g in planes for p in g]), np.stack([p for g in policy for p in g]), np.concatenate(values)
     )
-    return examples, SelfPlayStats(games, len(examples), int(first_wins), int(draws), sims)
+    return examples, SelfPlayStats(rows, len(examples), int(first_wins), int(draws), sims)
+
+
+def play_share(model, indices: list[int], chunk: int, settings: dict) -> tuple[Examples, SelfPlayStats]:
+    """Games `indices` of `self_play(game, net, **settings)`, with `model` evaluated on this machine's CPU in
+    chunks of `chunk` rows: the share of an iteration a cluster's worker plays (module docstring)."""
+    game = load_game(model.arch.game)
+    return self_play(game, NetEvaluator(model, device="cpu", chunk=chunk), indices=indices, **settings)
+
+
+def join(parts: list[tuple[Examples, SelfPlayStats]]) -> tuple[Examples, SelfPlayStats]:
+    """One iteration's examples and counts from its shares, given in index order (as one `self_play` returns)."""
+    arrays = [np.concatenate([getattr(e, f.name) for e, _ in parts]) for f in dataclasses.fields(Examples)]
+    counts = [sum(getattr(s, f.name) for _, s in parts) for f in dataclasses.fields(SelfPlayStats)]
+    return Examples(*arrays), SelfPlayStats(*counts)
 
 
 def augment(game, examples: Examples) -> Examples:

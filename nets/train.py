@@ -28,6 +28,7 @@ where 0.02 brought it to 0.37 in 8 epochs; docs/deviations.md).
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import io
 import json
@@ -45,7 +46,7 @@ from games.rng import derive_seeds
 from nets.checkpoint import load, save, write_atomically
 from nets.evaluator import NetEvaluator, _device
 from nets.model import build
-from nets.selfplay import Examples, augment, self_play
+from nets.selfplay import Examples, augment, join, play_share, self_play
 
 _A1 = {"c_puct": 1.25, "eps": 0.2, "epochs": 1, "batch": 2048, "lr": 0.02, "momentum": 0.9, "weight_decay": 1e-4}
 _KEYS = ("iterations", "games", "simulations", "t_opening", "tau", "queue")
@@ -78,6 +79,7 @@ class TrainConfig:
     noise: float = 0.0  # AlphaZero's Dirichlet noise weight at the root (not in the paper)
     alpha: float = 0.3
     leaves: int = 1  # descents per tree and step, virtual loss (1: the paper's sequential search)
+    chunk: int | None = None  # self-play's forwards in fixed chunks of rows (a run spread over a cluster), else whole
     queue: int = 20000  # N_queue
     epochs: int = 1
     batch: int = 2048
@@ -122,6 +124,8 @@ class TrainConfig:
         for name in ("weight_decay", "t_opening"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative, got {getattr(self, name)}")
+        if self.chunk is not None and self.chunk < 1:
+            raise ValueError(f"chunk must be at least 1 row, or left out, got {self.chunk}")
         if self.eval_every < 0:
             raise ValueError(f"eval_every must be 0 (never) or more, got {self.eval_every}")
 
@@ -208,10 +212,32 @@ class Run:
         device: "auto", "cpu", "cuda" or "cuda:N", where self-play and learning run; not part of the
             config, so a run may move between machines.
         provenance: plain data recorded in every network the run writes (command, commit, versions).
+        spread, shares: self-play elsewhere. spread(function, calls, shared) returns [function(*call) for call
+            in calls], run on other machines with the arguments in `shared` sent to each once (the top layer's
+            cluster: tuner.match.cluster.spread). Each iteration's games go there in `shares` parts by index
+            (nets.selfplay.play_share), played on the CPU in config.chunk rows per forward: the games this
+            machine's CPU plays with that chunk. None: self-play here.
     """
 
-    def __init__(self, folder, config: TrainConfig, *, device: str = "auto", provenance: dict | None = None):
+    def __init__(
+        self,
+        folder,
+        config: TrainConfig,
+        *,
+        device: str = "auto",
+        provenance: dict | None = None,
+        spread=None,
+        shares: int = 1,
+    ):
         config.check()
+        if spread is not None and config.chunk is None:
+            raise RunError(
+                f"{folder} forwards its self-play batches whole (no chunk), so games played apart would differ "
+                "from those played here: train on a cluster into a new --out (it takes a chunk)"
+            )
+        if shares < 1:
+            raise ValueError(f"shares must be at least 1, got {shares}")
+        self.spread, self.shares = spread, shares
         self.folder, self.config = Path(folder), config
         self.device = _device(device)
         self.provenance = dict(provenance or {})
@@ -252,7 +278,7 @@ class Run:
         if self.iteration == 0:
             self.best_iteration, self.best_state = 0, _copy_state(self.model)
         self._export()
-        self.evaluator = NetEvaluator(self.model, device=str(self.device))
+        self.evaluator = NetEvaluator(self.model, device=str(self.device), chunk=self.config.chunk)
 
     def _start_net(self):
         """The net of `config.init` when the run starts from it (checked before the folder is touched), else None."""
@@ -367,20 +393,15 @@ class Run:
         c, i = self.config, self.iteration + 1
         play_seed, learn_seed = derive_seeds(c.seed, i, count=2, bits=64)
         start = time.perf_counter()
-        examples, stats = self_play(
-            self.game,
-            self.evaluator,
-            games=c.games,
-            simulations=c.simulations,
-            seed=play_seed,
-            c_puct=c.c_puct,
-            t_opening=c.t_opening,
-            tau=c.tau,
-            eps=c.eps,
-            noise=c.noise,
-            alpha=c.alpha,
-            leaves=c.leaves,
-        )
+        names = ("games", "simulations", "c_puct", "t_opening", "tau", "eps", "noise", "alpha", "leaves")
+        settings = {**{k: getattr(c, k) for k in names}, "seed": play_seed}
+        if self.spread is None:
+            examples, stats = self_play(self.game, self.evaluator, **settings)
+        else:
+            model = copy.deepcopy(self.model).cpu()  # what the workers play with
+            shares = np.array_split(np.arange(c.games), min(c.games, self.shares))
+            calls = [(model, share.tolist(), c.chunk, settings) for share in shares]
+            examples, stats = join(self.spread(play_share, calls, (model,)))
         played = time.perf_counter()
         self.queue.add(augment(self.game, examples))
         generator = torch.Generator().manual_seed(learn_seed)

@@ -1,13 +1,15 @@
-"""Match work on a Dask cluster (tuner.match.cluster): a two-worker cluster on loopback, started here, plays the
-same games as one machine, a lost worker's games are played again and counted once, and a cluster that cannot be
-reached is one line."""
+"""Match work and self-play on a Dask cluster (tuner.match.cluster): a two-worker cluster on loopback, started here,
+plays the same games as one machine, a lost worker's games are played again and counted once, and a cluster that
+cannot be reached is one line."""
 
 import json
 import os
 import signal
 import threading
 import time
+from functools import partial
 
+import numpy as np
 import pytest
 
 from tuner.cli import main
@@ -145,3 +147,86 @@ def test_a_listener_that_is_no_scheduler_an_empty_cluster_and_an_empty_address_a
     assert main(["arena", "connect4", A, B, "--games", "2", "--cluster", ""]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "a cluster's address is its scheduler's" in err[0]
+
+
+TRAIN = dict(filters=8, blocks=1, games=5, simulations=12, queue=300, batch=64, eval_every=0)
+
+
+def test_training_with_self_play_on_the_cluster_ends_with_the_weights_trained_here(cluster, tmp_path):
+    """Two iterations whose five games go to the two workers in three shares by index end with the bits, examples
+    and history of the run whose games were all played here in the same chunks of rows."""
+    import torch
+
+    from nets.train import Run, TrainConfig
+    from tuner.match.cluster import spread
+
+    config = TrainConfig.for_game("connect4", chunk=4, **TRAIN)
+    with Run(tmp_path / "here", config, device="cpu") as here:
+        records = [here.step() for _ in range(2)]
+    client = connect(cluster)
+    with client, Run(tmp_path / "there", config, device="cpu", spread=partial(spread, client), shares=3) as there:
+        spread_records = [there.step() for _ in range(2)]
+    assert shares_played(cluster) == 6  # three shares an iteration, played on the workers
+    timing = ("self_play_seconds", "learn_seconds", "positions_per_second", "simulations_per_second", "seconds")
+    assert [{k: v for k, v in r.items() if k not in timing} for r in spread_records] == [
+        {k: v for k, v in r.items() if k not in timing} for r in records
+    ]
+    weights = [torch.load(tmp_path / run / "checkpoint.pt", weights_only=True) for run in ("here", "there")]
+    for name, tensor in weights[0]["model"].items():
+        assert torch.equal(weights[1]["model"][name], tensor), name
+    for name, tensor in weights[0]["queue"].items():
+        assert not torch.is_tensor(tensor) or torch.equal(weights[1]["queue"][name], tensor), name
+
+
+def test_the_command_line_trains_on_the_cluster_and_refuses_a_run_without_chunks(cluster, tmp_path, capsys):
+    """`train --cluster`: a new run takes chunks of 16 rows and plays its games on the workers; a run begun here
+    without chunks, or an unreachable cluster, is one line before anything is written."""
+    small = ["--filters", "8", "--blocks", "1", "--games", "3", "--simulations", "8", "--queue", "200"]
+    argv = ["train", "connect4", *small, "--batch", "32", "--eval-games", "0", "--iterations", "1"]
+    assert main([*argv, "--out", str(tmp_path / "c"), "--cluster", cluster]) == 0
+    assert json.loads((tmp_path / "c" / "config.json").read_text())["chunk"] == 16 and shares_played(cluster) == 2
+    assert main([*argv, "--out", str(tmp_path / "plain")]) == 0
+    capsys.readouterr()
+    again = [*argv[:-1], "2", "--out", str(tmp_path / "plain")]
+    for extra, words in (
+        (["--cluster", cluster], "forwards its self-play batches whole"),
+        (["--cluster", "tcp://127.0.0.1:9"], "cannot reach a Dask scheduler"),
+    ):
+        assert main([*again, *extra]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and words in err[0]
+    assert len((tmp_path / "plain" / "log.jsonl").read_text().splitlines()) == 1  # nothing more written
+
+
+def test_a_lost_workers_self_play_share_is_played_again_from_the_net_sent_to_every_worker(cluster):
+    """The net goes to both workers before the shares; one worker is killed while playing, and its share is played
+    again on the other from that worker's copy: the joined games are those played here, each once."""
+    import torch
+
+    import nets
+    from nets.selfplay import join, play_share
+    from tuner.match.cluster import spread
+
+    torch.manual_seed(0)
+    net = nets.build("connect4", filters=8, blocks=1).eval()
+    settings = dict(games=6, simulations=40, seed=11)
+    calls = [(net, share, 4, settings) for share in ([0, 1, 2], [3, 4, 5])]
+    here = join([play_share(*call) for call in calls])
+    client = connect(cluster)
+    pids = client.run(os.getpid)
+    done = {}
+    worker = threading.Thread(target=lambda: done.update(result=join(spread(client, play_share, calls, (net,)))))
+    worker.start()
+    deadline = time.monotonic() + 60
+    while not any(client.processing().values()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    busy = next(address for address, tasks in client.processing().items() if tasks)
+    os.kill(pids[busy], signal.SIGKILL)
+    worker.join(300)
+    moves = client.run_on_scheduler(lambda dask_scheduler: [tuple(t[1:3]) for t in dask_scheduler.transition_log])
+    client.close()
+    assert ("processing", "released") in moves and not worker.is_alive() and "result" in done
+    (examples, counts), (want, want_counts) = done["result"], here
+    assert counts == want_counts and counts.games == 6
+    for field in ("planes", "policy", "value"):
+        assert np.array_equal(getattr(examples, field), getattr(want, field))

@@ -152,6 +152,34 @@ def test_a_row_gets_the_same_answer_alone_or_in_a_batch_of_64(name):
         np.testing.assert_allclose(one.values[0], big.values[row], rtol=0, atol=1e-5)
 
 
+@pytest.mark.parametrize("name", GAMES)
+def test_in_fixed_chunks_a_row_gets_the_same_bits_whatever_shares_its_batch(name):
+    """chunk 16: every forward the net sees has 16 rows (40 rows: 16, 16 and 8 padded), and a row's priors and
+    value are bitwise the same alone, at another place of the batch, or beside other positions: what lets a
+    cluster's shares of self-play play one machine's games (a plain forward's bits vary with the batch size)."""
+    game, net = games.load(name), tiny(name)
+    ev = NetEvaluator(net, device="cpu", chunk=16)
+    sizes = []
+    net.register_forward_pre_hook(lambda module, args: sizes.append(args[0].shape[0]))
+    big, states = filled(ev, game, 40, capacity=40)
+    ev.evaluate(big, 40)
+    assert sizes == [16, 16, 16]
+    one = ev.new_batch(game, 1)
+    others = positions(game, 40, seed=9)
+    mixed = ev.new_batch(game, 23)
+    for row in (0, 17, 39):
+        one.put(0, states[row])
+        ev.evaluate(one, 1)
+        for r, state in enumerate(others[:22]):
+            mixed.put(r, state)
+        mixed.put(22, states[row])  # the last row of the second chunk, beside other positions
+        ev.evaluate(mixed, 23)
+        for batch, place in ((one, 0), (mixed, 22)):
+            np.testing.assert_array_equal(batch.priors[place], big.priors[row])
+            np.testing.assert_array_equal(batch.values[place], big.values[row])
+    np.testing.assert_allclose(big.priors.sum(axis=1), 1.0, rtol=1e-5)
+
+
 def test_any_batch_of_the_game_works_and_bfloat16_autocast_stays_close():
     game, net = games.load("connect4"), tiny("connect4")
     ev = NetEvaluator(net, device="cpu")
@@ -194,6 +222,7 @@ def test_bad_settings_are_one_line_errors():
         ({"device": "meta"}, "unknown device"),
         ({"dtype": "int8"}, "unknown dtype"),
         ({"threads": 0}, "at least 1"),
+        ({"chunk": 0}, "chunk must be at least 1"),
     ]:
         with pytest.raises(ValueError, match=word) as e:
             NetEvaluator(net, **kwargs)

@@ -13,7 +13,8 @@ import torch
 
 import games
 import nets
-from nets.selfplay import Examples, augment, self_play
+from nets.evaluator import NetEvaluator
+from nets.selfplay import Examples, augment, join, play_share, self_play
 from nets.train import ReplayQueue, Run, TrainConfig, learn
 from search.evaluator import UniformEvaluator
 from tests.othello_reference import NaiveOthello
@@ -47,6 +48,30 @@ def test_self_play_values_are_each_games_result_for_the_player_to_move():
     assert np.allclose(examples.policy.sum(axis=1), 1.0)
     full = examples.planes[:, 0, 0, :] + examples.planes[:, 1, 0, :]  # top row occupied: column full
     assert not np.any(legal & (full == 1))
+
+
+def test_an_iterations_games_split_by_index_and_joined_are_the_games_played_at_once():
+    """Each game's streams come from its index, not its row: shares [0, 1], [2] and [3, 4] played apart (by
+    self_play or by play_share, as a cluster's worker does) and joined equal the five games played together with
+    the net in chunks of 4 rows. Seeded by row, share [2] would replay game 0."""
+    torch.manual_seed(0)
+    net = nets.build("connect4", filters=8, blocks=1)
+    settings = dict(games=5, simulations=12, seed=3, t_opening=2)
+    whole, counts = self_play(C4, NetEvaluator(net, device="cpu", chunk=4), **settings)
+    shares = [[0, 1], [2], [3, 4]]
+    for parts in (
+        [self_play(C4, NetEvaluator(net, device="cpu", chunk=4), indices=share, **settings) for share in shares],
+        [play_share(net, share, 4, settings) for share in shares],
+    ):
+        joined, joined_counts = join(parts)
+        for field in ("planes", "policy", "value"):
+            np.testing.assert_array_equal(getattr(joined, field), getattr(whole, field))
+        assert joined_counts == counts and [p[1].games for p in parts] == [2, 1, 2]
+    starts = np.flatnonzero(whole.planes[:, :2].sum(axis=(1, 2, 3)) == 0)
+    assert len({whole.planes[a:b].tobytes() for a, b in zip(starts, [*starts[1:], len(whole)])}) == 5
+    for bad in ([], [2, 1], [1, 1], [5], [-1]):
+        with pytest.raises(ValueError, match="increasing game indices in \\[0, 5\\)"):
+            self_play(C4, UniformEvaluator("zero"), indices=bad, **settings)
 
 
 def _first_policies(examples):

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import json
 import sys
 import time
@@ -11,6 +13,7 @@ from pathlib import Path
 import games
 
 RAW = argparse.RawDescriptionHelpFormatter
+CLUSTER_CHUNK = 16  # rows per forward a new run on a cluster takes: fits the few games of each worker's share
 
 # option -> (TrainConfig field, type, help); each defaults to the game's Table A1 value or the stored run's
 _SETTINGS = {
@@ -27,6 +30,12 @@ _SETTINGS = {
     "--noise": ("noise", float, "AlphaZero's Dirichlet noise weight at the root (0: off, as the paper)"),
     "--alpha": ("alpha", float, "Dirichlet concentration (0.3)"),
     "--leaves": ("leaves", int, "descents per tree and step with virtual loss (1: the paper's search)"),
+    "--chunk": (
+        "chunk",
+        int,
+        "self-play forwards exactly CHUNK rows at a time, so a game's moves do not depend on the games beside it "
+        f"(what --cluster needs; {CLUSTER_CHUNK} there unless given; else one forward of all rows)",
+    ),
     "--queue": ("queue", int, "N_queue: positions kept for learning (20000, 20000, 50000)"),
     "--epochs": ("epochs", int, "N_epoch: passes over the queue per iteration (1)"),
     "--batch": ("batch", int, "N_batch: positions per mini-batch (2048)"),
@@ -62,6 +71,8 @@ def _config(args):
         else:
             if "init" in given:
                 given = {**_arch_of(given["init"], args.game), **given, "init": str(Path(given["init"]).resolve())}
+            if args.cluster is not None:
+                given = {"chunk": CLUSTER_CHUNK, **given}
             config = TrainConfig.for_game(args.game, **given)
         config.check()
     except (TypeError, ValueError) as e:
@@ -81,10 +92,11 @@ def _arch_of(path: str, game: str) -> dict:
 
 def _train(args) -> int:
     from nets.train import TABLE_A1, Run
-    from tuner.cli.common import CommandError
+    from tuner.cli.common import CommandError, check_cluster
     from tuner.provenance import environment
     from tuner.yardsticks import Yardsticks
 
+    check_cluster(args.cluster)
     config = _config(args)
     if args.eval_games < 0:
         raise CommandError(f"--eval-games must be 0 or more, got {args.eval_games}")
@@ -97,13 +109,20 @@ def _train(args) -> int:
     target = args.iterations if args.iterations is not None else TABLE_A1[args.game]["iterations"]
     command = "sparring " + " ".join(sys.argv[1:]) if sys.argv[1:] else "sparring train"
     provenance = {"command": command, **environment(config.seed)}
-    try:
-        run = Run(args.out, config, device=args.device, provenance=provenance)
-    except ValueError as e:
-        raise CommandError(str(e)) from None
-    yardsticks = Yardsticks(config, games=args.eval_games, device=args.device) if args.eval_games else None
-    with run:
-        return _loop(run, args, config, target, yardsticks, provenance)
+    with contextlib.ExitStack() as stack:
+        spread, shares = None, 1
+        if args.cluster is not None:
+            from tuner.match import cluster
+
+            client = stack.enter_context(cluster.connect(args.cluster))
+            spread, shares = functools.partial(cluster.spread, client), cluster.threads(client)
+        try:
+            run = Run(args.out, config, device=args.device, provenance=provenance, spread=spread, shares=shares)
+        except ValueError as e:
+            raise CommandError(str(e)) from None
+        yardsticks = Yardsticks(config, games=args.eval_games, device=args.device) if args.eval_games else None
+        with run:
+            return _loop(run, args, config, target, yardsticks, provenance)
 
 
 def _loop(run, args, config, target, yardsticks, provenance) -> int:
@@ -177,6 +196,13 @@ def add_commands(sub) -> None:
     budget.add_argument("--iterations", type=int, metavar="N", help="train up to iteration N (Table A1's N_iter)")
     budget.add_argument("--hours", type=float, metavar="H", help="stop after the iteration in which H hours pass")
     train.add_argument("--device", default="auto", help="auto (CUDA when present), cpu, cuda or cuda:N (auto)")
+    train.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="play each iteration's self-play games on a Dask cluster (its scheduler, e.g. tcp://10.0.0.5:8786; "
+        "needs sparring[cluster]), split by game over its worker threads, each on its CPU; learning stays here. "
+        "The games equal those this machine's CPU plays with the same --chunk",
+    )
     train.add_argument("--eval-games", type=int, default=10, help="games per yardstick match, 0 for none (10)")
     for option, (field, kind, text) in _SETTINGS.items():
         train.add_argument(option, dest=field, type=kind, default=None, help=text)

@@ -57,6 +57,17 @@ def threads(client) -> int:
     return max(1, sum(client.nthreads().values()))
 
 
+def spread(client, function, calls: list[tuple], shared: tuple = ()) -> list:
+    """[function(*call) for call in calls], each call a task on `client`'s cluster, the results in order.
+
+    The arguments in `shared` (large ones several calls take, such as a network) go to every worker once,
+    before the calls: a worker lost mid-way takes no copy with it, and its tasks run again on another."""
+    from joblib import Parallel, delayed, parallel_config
+
+    with parallel_config(backend="dask", client=client, scatter=list(shared)):
+        return Parallel(n_jobs=len(calls))(delayed(function)(*call) for call in calls)
+
+
 @contextmanager
 def on_cluster(client):
     """joblib's Parallel runs its tasks on `client`'s cluster within this block (and the client closes after)."""
