@@ -5,6 +5,9 @@ size, one iteration's self-play is timed:
 - `lock-step`: the N_self games at once through one PUCT forest (what `sparring train` does), with
   `leaves` descents per tree and step (1: the paper's sequential search; 4: virtual loss);
 - `one game`: a single game at a time, one position per forward (the reference design; 3 games);
+- `chunks`: lock-step with the net forwarding exactly C rows at a time (`sparring train --chunk`, what a run
+  on a cluster takes) against whole forwards, for N_self games and for 8 (a worker's share), the setups
+  taking turns within each round so that they share the machine's load alike;
 and `learn`: positions/s of one SGD epoch over a full Table A1 queue in mini-batches of N_batch.
 Positions are counted before augmentation. An untrained net plays other games than a trained one
 (lengths differ), so compare the rows with each other, not with a run's log. Medians over rounds
@@ -54,6 +57,24 @@ def selfplay_rate(
         rates.append(positions / seconds)
         sims.append(simulations / seconds)
     return {"positions_per_s": statistics.median(rates), "simulations_per_s": statistics.median(sims)}
+
+
+def chunk_rates(game, model, settings: dict, *, rounds: int, seed: int) -> list[dict]:
+    """Median positions/s of lock-step self-play with whole forwards and in chunks of 8, 16 and 32 rows, for
+    N_self games and for 8, every setup once per round in turn."""
+    evaluators = {chunk: nets.NetEvaluator(model, device="cpu", chunk=chunk) for chunk in (None, 8, 16, 32)}
+    rates: dict = {}
+    for r in range(rounds):
+        for chunk, evaluator in evaluators.items():
+            for n in (settings["games"], 8):
+                rate = selfplay_rate(
+                    game, evaluator, settings, total=n, concurrent=n, leaves=1, rounds=1, seed=seed + r
+                )
+                rates.setdefault((chunk, n), []).append(rate["positions_per_s"])
+    return [
+        {"setup": "chunks", "chunk": chunk, "concurrent": concurrent, "positions_per_s": statistics.median(v)}
+        for (chunk, concurrent), v in rates.items()
+    ]
 
 
 def learn_rate(model, game, settings: dict, rounds: int, seed: int) -> float:
@@ -116,6 +137,15 @@ def main() -> None:
             print(
                 f"{name:<9} {label:<9} games {concurrent:>2} leaves {leaves}: {rate['positions_per_s']:8.1f} "
                 f"({rate['simulations_per_s']:,.0f})"
+            )
+        whole = {}
+        for row in chunk_rates(game, model, settings, rounds=args.rounds, seed=args.seed):
+            rows.append({"game": name, **row})
+            key = row["concurrent"]
+            whole.setdefault(key, row["positions_per_s"])  # whole forwards come first
+            print(
+                f"{name:<9} chunks {str(row['chunk']):<4} games {key:>2}: {row['positions_per_s']:8.1f} "
+                f"({row['positions_per_s'] / whole[key]:.0%} of whole forwards)"
             )
         sgd = learn_rate(model, game, settings, args.rounds, args.seed)
         rows.append({"game": name, "setup": "learn", "positions_per_s": sgd})

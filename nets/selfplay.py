@@ -26,7 +26,6 @@ import numpy as np
 
 from games import load as load_game
 from games.rng import derive_seeds, make_rng
-from nets.evaluator import NetEvaluator
 from search.move_choice import choose_by_temperature, choose_move
 from search.puct import PUCT, Request
 
@@ -135,6 +134,8 @@ def self_play(
 def play_share(model, indices: list[int], chunk: int, settings: dict) -> tuple[Examples, SelfPlayStats]:
     """Games `indices` of `self_play(game, net, **settings)`, with `model` evaluated on this machine's CPU in
     chunks of `chunk` rows: the share of an iteration a cluster's worker plays (module docstring)."""
+    from nets.evaluator import NetEvaluator  # torch: only where a net plays
+
     game = load_game(model.arch.game)
     return self_play(game, NetEvaluator(model, device="cpu", chunk=chunk), indices=indices, **settings)
 

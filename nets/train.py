@@ -28,7 +28,6 @@ where 0.02 brought it to 0.37 in 8 epochs; docs/deviations.md).
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import io
 import json
@@ -216,7 +215,7 @@ class Run:
             in calls], run on other machines with the arguments in `shared` sent to each once (the top layer's
             cluster: tuner.match.cluster.spread). Each iteration's games go there in `shares` parts by index
             (nets.selfplay.play_share), played on the CPU in config.chunk rows per forward: the games this
-            machine's CPU plays with that chunk. None: self-play here.
+            machine's CPU plays with that chunk, where the workers' CPUs and torch build are its own. None: here.
     """
 
     def __init__(
@@ -373,6 +372,14 @@ class Run:
             "config": dataclasses.asdict(self.config),
         }
 
+    def _cpu_copy(self):
+        """The net as it stands, on the CPU (built there: a copy on the device first would double its memory)."""
+        c = self.config
+        with torch.random.fork_rng(devices=[]):
+            model = build(c.game, c.size, kind=c.kind, **c.net_overrides())
+        model.load_state_dict({k: v.cpu() for k, v in self.model.state_dict().items()})
+        return model.eval()
+
     def close(self) -> None:
         """Let another process (or Run) train in the folder."""
         self._lock.release()
@@ -398,7 +405,7 @@ class Run:
         if self.spread is None:
             examples, stats = self_play(self.game, self.evaluator, **settings)
         else:
-            model = copy.deepcopy(self.model).cpu()  # what the workers play with
+            model = self._cpu_copy()  # what the workers play with
             shares = np.array_split(np.arange(c.games), min(c.games, self.shares))
             calls = [(model, share.tolist(), c.chunk, settings) for share in shares]
             examples, stats = join(self.spread(play_share, calls, (model,)))

@@ -162,11 +162,14 @@ def test_training_with_self_play_on_the_cluster_ends_with_the_weights_trained_he
 
     config = TrainConfig.for_game("connect4", chunk=4, **TRAIN)
     with Run(tmp_path / "here", config, device="cpu") as here:
+        rows = []
+        here.model.register_forward_pre_hook(lambda net, args: None if net.training else rows.append(len(args[0])))
         records = [here.step() for _ in range(2)]
+    assert rows and set(rows) == {4}  # self-play's forwards here in chunks of 4, as the workers' are
     client = connect(cluster)
     with client, Run(tmp_path / "there", config, device="cpu", spread=partial(spread, client), shares=3) as there:
         spread_records = [there.step() for _ in range(2)]
-    assert shares_played(cluster) == 6  # three shares an iteration, played on the workers
+    assert shares_played(cluster) == 2 * (1 + 3)  # an iteration: the net sent, then three shares played there
     timing = ("self_play_seconds", "learn_seconds", "positions_per_second", "simulations_per_second", "seconds")
     assert [{k: v for k, v in r.items() if k not in timing} for r in spread_records] == [
         {k: v for k, v in r.items() if k not in timing} for r in records
@@ -179,12 +182,13 @@ def test_training_with_self_play_on_the_cluster_ends_with_the_weights_trained_he
 
 
 def test_the_command_line_trains_on_the_cluster_and_refuses_a_run_without_chunks(cluster, tmp_path, capsys):
-    """`train --cluster`: a new run takes chunks of 16 rows and plays its games on the workers; a run begun here
-    without chunks, or an unreachable cluster, is one line before anything is written."""
+    """`train --cluster`: a new run takes chunks of its share's size (3 games over 2 workers: 2 rows) and plays its
+    games on the workers; a run begun here without chunks, or an unreachable cluster, is one line before anything
+    is written."""
     small = ["--filters", "8", "--blocks", "1", "--games", "3", "--simulations", "8", "--queue", "200"]
     argv = ["train", "connect4", *small, "--batch", "32", "--eval-games", "0", "--iterations", "1"]
     assert main([*argv, "--out", str(tmp_path / "c"), "--cluster", cluster]) == 0
-    assert json.loads((tmp_path / "c" / "config.json").read_text())["chunk"] == 16 and shares_played(cluster) == 2
+    assert json.loads((tmp_path / "c" / "config.json").read_text())["chunk"] == 2 and shares_played(cluster) == 1 + 2
     assert main([*argv, "--out", str(tmp_path / "plain")]) == 0
     capsys.readouterr()
     again = [*argv[:-1], "2", "--out", str(tmp_path / "plain")]
@@ -198,9 +202,10 @@ def test_the_command_line_trains_on_the_cluster_and_refuses_a_run_without_chunks
     assert len((tmp_path / "plain" / "log.jsonl").read_text().splitlines()) == 1  # nothing more written
 
 
-def test_a_lost_workers_self_play_share_is_played_again_from_the_net_sent_to_every_worker(cluster):
-    """The net goes to both workers before the shares; one worker is killed while playing, and its share is played
-    again on the other from that worker's copy: the joined games are those played here, each once."""
+def test_a_lost_workers_self_play_shares_are_played_again_with_the_net_computed_again():
+    """A cluster of one worker (two threads) is killed while it plays both shares: it held the only copy of the net,
+    which the cluster computes again on the worker that replaces it (data scattered by joblib could not come back),
+    and the shares played again give the games played here, each once."""
     import torch
 
     import nets
@@ -212,20 +217,23 @@ def test_a_lost_workers_self_play_share_is_played_again_from_the_net_sent_to_eve
     settings = dict(games=6, simulations=40, seed=11)
     calls = [(net, share, 4, settings) for share in ([0, 1, 2], [3, 4, 5])]
     here = join([play_share(*call) for call in calls])
-    client = connect(cluster)
-    pids = client.run(os.getpid)
-    done = {}
-    worker = threading.Thread(target=lambda: done.update(result=join(spread(client, play_share, calls, (net,)))))
-    worker.start()
-    deadline = time.monotonic() + 60
-    while not any(client.processing().values()) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    busy = next(address for address, tasks in client.processing().items() if tasks)
-    os.kill(pids[busy], signal.SIGKILL)
-    worker.join(300)
-    moves = client.run_on_scheduler(lambda dask_scheduler: [tuple(t[1:3]) for t in dask_scheduler.transition_log])
-    client.close()
-    assert ("processing", "released") in moves and not worker.is_alive() and "result" in done
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=True, host="127.0.0.1", dashboard_address=None
+    ) as one:
+        client = connect(one.scheduler_address)
+        (pid,) = client.run(os.getpid).values()
+        done = {}
+        worker = threading.Thread(target=lambda: done.update(result=join(spread(client, play_share, calls, (net,)))))
+        worker.start()
+        deadline = time.monotonic() + 60
+        while sum(map(len, client.processing().values())) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)  # until both shares are being played
+        os.kill(pid, signal.SIGKILL)
+        worker.join(300)
+        moves = client.run_on_scheduler(lambda dask_scheduler: [tuple(t[1:3]) for t in dask_scheduler.transition_log])
+        client.close()
+    assert ("processing", "released") in moves and ("memory", "released") in moves  # shares and the net lost
+    assert not worker.is_alive() and "result" in done
     (examples, counts), (want, want_counts) = done["result"], here
     assert counts == want_counts and counts.games == 6
     for field in ("planes", "policy", "value"):

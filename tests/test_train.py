@@ -58,15 +58,19 @@ def test_an_iterations_games_split_by_index_and_joined_are_the_games_played_at_o
     net = nets.build("connect4", filters=8, blocks=1)
     settings = dict(games=5, simulations=12, seed=3, t_opening=2)
     whole, counts = self_play(C4, NetEvaluator(net, device="cpu", chunk=4), **settings)
-    shares = [[0, 1], [2], [3, 4]]
-    for parts in (
-        [self_play(C4, NetEvaluator(net, device="cpu", chunk=4), indices=share, **settings) for share in shares],
-        [play_share(net, share, 4, settings) for share in shares],
+    shares, rows = [[0, 1], [2], [3, 4]], []
+    net.register_forward_pre_hook(lambda module, args: rows.append(args[0].shape[0]))
+    for play in (
+        lambda share: self_play(C4, NetEvaluator(net, device="cpu", chunk=4), indices=share, **settings),
+        lambda share: play_share(net, share, 4, settings),
     ):
+        parts = [play(share) for share in shares]
         joined, joined_counts = join(parts)
         for field in ("planes", "policy", "value"):
             np.testing.assert_array_equal(getattr(joined, field), getattr(whole, field))
         assert joined_counts == counts and [p[1].games for p in parts] == [2, 1, 2]
+        assert rows and set(rows) == {4}  # every forward of the shares in chunks of 4 rows
+        rows.clear()
     starts = np.flatnonzero(whole.planes[:, :2].sum(axis=(1, 2, 3)) == 0)
     assert len({whole.planes[a:b].tobytes() for a, b in zip(starts, [*starts[1:], len(whole)])}) == 5
     for bad in ([], [2, 1], [1, 1], [5], [-1]):

@@ -5,10 +5,13 @@ spreads them over a cluster unchanged; it is pure Python from PyPI (`pip install
 scheduler and workers start with one command each (`dask scheduler`, `dask worker tcp://HOST:8786`), and it
 runs again the tasks of a worker that is lost, so a lost worker's games are played elsewhere, counted once.
 Every game is seeded by its index, so a cluster plays the same games as one machine, whatever the split.
+Self-play (`spread`) submits its shares to the client directly instead: its network must go to the workers in
+a form the cluster can compute again when a worker holding it is lost.
 """
 
 from __future__ import annotations
 
+import pickle
 import threading
 from contextlib import contextmanager
 
@@ -60,12 +63,25 @@ def threads(client) -> int:
 def spread(client, function, calls: list[tuple], shared: tuple = ()) -> list:
     """[function(*call) for call in calls], each call a task on `client`'s cluster, the results in order.
 
-    The arguments in `shared` (large ones several calls take, such as a network) go to every worker once,
-    before the calls: a worker lost mid-way takes no copy with it, and its tasks run again on another."""
-    from joblib import Parallel, delayed, parallel_config
+    An argument in `shared` (a large one several calls take, such as a network) is sent once, as the result of a
+    task of its own, which the cluster computes again if every worker holding it is lost (data scattered by
+    joblib's backend could not come back), so a lost worker's calls run again on another. ValueError in one line
+    if the cluster loses the calls for good (its workers gone, or a call that kills every worker it meets)."""
+    from concurrent.futures import CancelledError
 
-    with parallel_config(backend="dask", client=client, scatter=list(shared)):
-        return Parallel(n_jobs=len(calls))(delayed(function)(*call) for call in calls)
+    from distributed import KilledWorker
+
+    sent = {id(x): client.submit(pickle.loads, pickle.dumps(x), pure=False) for x in shared}
+    futures = [client.submit(function, *(sent.get(id(a), a) for a in call), pure=False) for call in calls]
+    try:
+        return client.gather(futures)
+    except (KilledWorker, CancelledError, OSError) as error:
+        reason = (str(error).strip().splitlines() or [""])[0][:200]
+        raise ValueError(
+            f"the Dask cluster lost the work ({type(error).__name__}: {reason}): check its workers and run again"
+        ) from None
+    finally:
+        client.cancel([*futures, *sent.values()])
 
 
 @contextmanager
