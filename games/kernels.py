@@ -9,7 +9,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from games.jit import kernel
+from games.jit import kernel, kernel_tuple
 from games.rng import randint
 
 # Every state array keeps the player to move at index TO_MOVE and the status at index STATUS:
@@ -52,7 +52,9 @@ def encode_planes(s, out, row, rows, cols, first, row_step, col_step):
             out[row, 2, r, c] = mover
 
 
-GameKernels = namedtuple("GameKernels", ["init", "legal", "apply", "terminal", "winner", "to_move", "encode"])
+GameKernels = kernel_tuple(
+    namedtuple("GameKernels", ["init", "legal", "apply", "terminal", "winner", "to_move", "encode"])
+)
 GameKernels.__doc__ = """Compiled rules of one game; every function takes the state array `s` first.
 
 init(s)             -> None  write the initial position into `s`

@@ -16,7 +16,9 @@ from collections import namedtuple
 
 from numba.extending import overload
 
-AllocationSteps = namedtuple("AllocationSteps", ["choose", "update"])
+from games.jit import kernel_tuple
+
+AllocationSteps = kernel_tuple(namedtuple("AllocationSteps", ["choose", "update"]))
 AllocationSteps.__doc__ = """The compiled steps of one allocation strategy over its state `st` (a numba StructRef).
 
 choose(st, rng, x)          -> None  write the next combination (int64 value indices [d]) into x

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from games.game import State
-from games.jit import kernel
+from games.jit import kernel, kernel_tuple
 from games.rng import derive_seeds, gamma, make_rng, next_u64, randint, uniform
 from search.evaluator import Batch, clean_values, write_legal
 from search.mcts import SearchResult
@@ -79,7 +79,7 @@ Settings = namedtuple("Settings", ["leaves", "root_eps", "noise_weight", "noise_
 Settings.__doc__ = """A forest's fixed settings: descents per tree and step (int), the chance of a random root
 child, and the Dirichlet noise's weight and concentration at a new root (floats)."""
 
-Rule = namedtuple("Rule", ["score", "backed"])
+Rule = kernel_tuple(namedtuple("Rule", ["score", "backed"]))
 Rule.__doc__ = """How a forest chooses and values edges, compiled kernels passed in as the game's are:
 
 score(q, prior, n_a, parent_n, c) -> float  an edge's descent score: Q (pending descents count as losses),
