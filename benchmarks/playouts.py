@@ -16,7 +16,12 @@ import time
 
 from benchmarks.common import environment, finish, median_rate, startup_times
 
-OPENSPIEL_NAMES = {"connect4": "connect_four", "othello": "othello", "breakthrough": "breakthrough"}
+OPENSPIEL_NAMES = {
+    "connect4": "connect_four",
+    "othello": "othello",
+    "breakthrough": "breakthrough",
+    "pentago": "pentago",
+}
 
 
 def _startup_child(cache_dir: str) -> None:

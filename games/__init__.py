@@ -18,6 +18,7 @@ from games.game import TERMINAL_PLAYER, Game, Outcome, State
 from games.kernels import GameKernels
 from games.othello import Othello
 from games.outside import OutsideGame
+from games.pentago import Pentago
 
 __all__ = ["Game", "GameKernels", "Outcome", "State", "TERMINAL_PLAYER", "load", "names"]
 
@@ -26,6 +27,7 @@ _REGISTRY = {
     "othello": lambda: Othello(8),
     "othello6": lambda: Othello(6),
     "breakthrough": Breakthrough,
+    "pentago": Pentago,
 }
 _LOADED: dict[str, Game] = {}
 ENTRY_POINTS = "sparring.games"  # another package's game: an entry point naming a callable that returns it

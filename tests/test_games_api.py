@@ -23,7 +23,7 @@ def random_game(game, seed, stop_before_end=False):
 
 
 def test_names_and_unknown_game():
-    assert set(ALL) == {"connect4", "othello", "othello6", "breakthrough"}
+    assert set(ALL) == {"connect4", "othello", "othello6", "breakthrough", "pentago"}
     with pytest.raises(ValueError, match="unknown game 'chess'.*breakthrough, connect4, othello, othello6"):
         games.load("chess")
 
@@ -33,7 +33,7 @@ def test_metadata(name):
     game = games.load(name)
     assert game.name == name
     assert game.num_players() == 2
-    expected = {"connect4": 7, "othello": 65, "othello6": 37, "breakthrough": 768}[name]
+    expected = {"connect4": 7, "othello": 65, "othello6": 37, "breakthrough": 768, "pentago": 288}[name]
     assert game.num_distinct_actions() == expected
     assert games.load(name) is game
 
@@ -93,7 +93,8 @@ def test_action_strings_round_trip(name):
 @pytest.mark.parametrize("name", ALL)
 def test_action_squares_are_where_the_mover_s_piece_goes(name):
     """What the play page draws a move by: the to-square is empty (or the opponent's) before and the mover's
-    after; a from-square holds the mover's piece before and is empty after; a pass has neither."""
+    after; a from-square holds the mover's piece before and is empty after; a pass has neither. Pentago's
+    to-square is where the marble is placed, empty before; the quadrant's turn may carry it away."""
     rng = random.Random(4)
     for _ in range(20):
         state = games.load(name).new_initial_state()
@@ -106,6 +107,10 @@ def test_action_squares_are_where_the_mover_s_piece_goes(name):
             after = state.planes()
             if end is None:  # an Othello pass
                 assert start is None and state.action_to_string(action) == "pass"
+                continue
+            if name == "pentago":
+                assert start is None and not before[0][end] and not before[1][end]
+                assert after[mover].sum() == before[mover].sum() + 1
                 continue
             assert not before[mover][end] and after[mover][end]
             if start is not None:
@@ -128,18 +133,20 @@ def test_encode_is_from_the_view_of_the_player_to_move(name):
 
 
 def pieces_on_board(state):
-    """Disc count known from the rules: one per Connect4 move; Othello's four plus one per non-pass move;
-    Breakthrough's 32 less one per capture."""
+    """Disc count known from the rules: one per Connect4 or Pentago move; Othello's four plus one per non-pass
+    move; Breakthrough's 32 less one per capture."""
     moves = state.history()
     name = state.game.name
-    if name == "connect4":
+    if name in ("connect4", "pentago"):
         return len(moves)
     if name.startswith("othello"):
         return 4 + sum(a != state.game.pass_action for a in moves)
     return 32 - sum(a % 2 for a in moves)  # the capture flag is the lowest digit of the action
 
 
-@pytest.mark.parametrize("name, count", [("connect4", 2), ("othello", 8), ("othello6", 8), ("breakthrough", 2)])
+@pytest.mark.parametrize(
+    "name, count", [("connect4", 2), ("othello", 8), ("othello6", 8), ("breakthrough", 2), ("pentago", 8)]
+)
 def test_symmetries_form_a_group_of_the_expected_size(name, count):
     game = games.load(name)
     state = random_game(game, 2, stop_before_end=True)[6]

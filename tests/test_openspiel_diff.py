@@ -15,7 +15,7 @@ from tests.othello_reference import NaiveOthello
 pytestmark = pytest.mark.openspiel
 
 GAMES = 1000
-PAIRS = [("connect4", "connect_four"), ("othello", "othello"), ("breakthrough", "breakthrough")]
+PAIRS = [("connect4", "connect_four"), ("othello", "othello"), ("breakthrough", "breakthrough"), ("pentago", "pentago")]
 
 
 @pytest.mark.parametrize("ours, theirs", PAIRS)
