@@ -3,13 +3,17 @@
 A move places a marble on an empty square and then turns one of the four 3x3 quadrants a quarter turn,
 clockwise or counter-clockwise (the turn is part of every move). The game is checked after the turn only:
 five in a row of one colour (row, column or diagonal) wins; five of both colours at once is a draw, as is
-a full board with neither. Player 0 ("@" in OpenSpiel's drawing, "x" here) moves first.
+a full board with neither. Player 0 ("O" in OpenSpiel's drawing, "x" here) moves first.
 Action = (row * 6 + column) * 8 + turn, turn = quadrant * 2 + direction; quadrants 0-3 are the top-left,
 top-right, bottom-right and bottom-left ones, direction 0 is counter-clockwise and 1 clockwise; names
 are OpenSpiel's: column a-f, row 1-6 from the top, turn s-z ("a1s").
-Source of the rules: OpenSpiel's pentago (open_spiel/games/pentago), which tests/test_pentago.py plays
-against move for move. Where the commercial rules end a game at five in a row before the turn, OpenSpiel
-does not, and neither do we.
+Source of the rules: OpenSpiel's pentago (open_spiel/games/pentago), which tests/test_openspiel_diff.py
+plays against move for move. The GGP description (ggp-org/ggp-repository, games/pentago/pentago.kif), the
+kind SA-MCTS played, differs in three ways, and we follow OpenSpiel: placing and turning are two moves of
+the same player there (a search sees up to 36 then 8 choices, not 288); a five counts as soon as it stands,
+also right after the marble; and a full board ends the game before its last turn. Both agree that both
+fives at once are a draw and that a turn which completes only the opponent's five loses. The commercial
+rules, like GGP's, also win before the turn.
 Bitboards: bit row * 6 + column. State array: [player-0 marbles, player-1 marbles, player to move,
 status (games.kernels), plies].
 """
