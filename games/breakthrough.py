@@ -13,7 +13,7 @@ status (games.kernels), plies].
 import numpy as np
 
 from games.bits import lowest_bit_index
-from games.game import Game
+from games.game import Game, bitboard_planes
 from games.jit import kernel
 from games.kernels import GameKernels, encode_planes, status_terminal, status_to_move, status_winner
 
@@ -104,8 +104,7 @@ class Breakthrough(Game):
     symbols = ("b", "w")  # black moves first, from rows 8 and 7
 
     def planes(self, s):
-        bits = np.arange(N * N, dtype=np.uint64).reshape(N, N)
-        return tuple(((s[p] >> bits) & _U1).astype(bool) for p in (0, 1))
+        return bitboard_planes(s, N, N)
 
     def render(self, s):
         p0, p1 = self.planes(s)

@@ -145,6 +145,12 @@ class Game:
         raise NotImplementedError
 
 
+def bitboard_planes(s: np.ndarray, rows: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
+    """`Game.planes` of a game that keeps each player's pieces in s[0] and s[1], square (r, c) at bit r * cols + c."""
+    bits = np.arange(rows * cols, dtype=np.uint64).reshape(rows, cols)
+    return tuple(((s[p] >> bits) & np.uint64(1)).astype(bool) for p in (0, 1))
+
+
 def _inverse(perm: np.ndarray) -> np.ndarray:
     inv = np.empty_like(perm)
     inv[perm] = np.arange(len(perm))

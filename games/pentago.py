@@ -21,7 +21,7 @@ status (games.kernels), plies].
 import numpy as np
 
 from games.bits import lowest_bit_index
-from games.game import Game
+from games.game import Game, bitboard_planes
 from games.jit import kernel
 from games.kernels import GameKernels, encode_planes, status_terminal, status_to_move, status_winner
 
@@ -162,8 +162,7 @@ class Pentago(Game):
     drawn = False  # a move is a square and a turn: the page lists the moves (clicking a square cannot say which turn)
 
     def planes(self, s):
-        bits = np.arange(N * N, dtype=np.uint64).reshape(N, N)
-        return tuple(((s[p] >> bits) & _U1).astype(bool) for p in (0, 1))
+        return bitboard_planes(s, N, N)
 
     def render(self, s):
         p0, p1 = self.planes(s)
