@@ -28,7 +28,6 @@ from games.kernels import GameKernels, encode_planes, status_terminal, status_to
 N = 6
 TURNS = 8
 _U1 = np.uint64(1)
-_ZERO = np.uint64(0)
 _CORNERS = ((0, 0), (0, 3), (3, 3), (3, 0))  # the top-left square of quadrants 0-3
 
 
@@ -123,8 +122,8 @@ def apply(s, action):
     s[0] = turned(s[0], quadrant, direction)
     s[1] = turned(s[1], quadrant, direction)
     s[4] += _U1
+    s[2] = _U1 - p
     if s[4] < np.uint64(9):  # five marbles of one colour take nine plies
-        s[2] = _U1 - p
         return
     won0, won1 = five(s[0]), five(s[1])
     if won0 and won1:
@@ -135,7 +134,6 @@ def apply(s, action):
         s[3] = np.uint64(2)
     elif s[4] == np.uint64(N * N):
         s[3] = np.uint64(3)
-    s[2] = _U1 - p
 
 
 @kernel
