@@ -16,6 +16,7 @@ from tuner.strategies import (
     make_strategy,
     sa_mcts_space,
 )
+from tuner.strategies._common import FIRST_SLOTS, by_code
 from tuner.strategies._ntbea import score as ntbea_score
 
 ADAPTIVE = ["nmc", "ea", "ntbea"]
@@ -347,7 +348,7 @@ def test_tuned_search_only_uses_legal_combinations():
     agent = make_agent(game, "ap:simulations=400,tuner=random,tune=K+Ref", seed=3)
     agent.select_action(game.new_initial_state())
     tuner = agent.search.tuners[0]
-    sampled = np.flatnonzero(tuner.arrays["combo_n"])
+    sampled, _ = by_code(tuner.arrays)
     x = np.zeros(2, dtype=np.int64)
     for c in sampled:
         x[:] = np.unravel_index(c, tuple(tuner.space.sizes))
@@ -588,22 +589,64 @@ def test_a_crafted_cmaes_state_runs_nothing_when_it_is_refused(tmp_path):
     assert "\n" not in str(error.value) and not marker.exists()
 
 
-@pytest.mark.parametrize("kind", sorted(COMPILED))
-def test_a_saved_strategy_on_a_large_space_passes_its_checks_and_goes_on(kind):
-    """1,296 combinations (NMC keeps its members in groups beyond 256): 700 steps with forgetting, saved, loaded
-    into another seed, and the next 200 asks are the original's (a limit set too tight would refuse it)."""
+def six_values(params: int) -> Space:
+    """`params` parameters of six values each: 1,296 combinations at 4 (a row per combination), 46,656 at 6 (a hash
+    table of the combinations told)."""
+    return Space([Param(f"p{i}", tuple(range(6)), 0.0, 5.0, 0.0) for i in range(params)])
+
+
+def test_a_hash_table_holds_every_combination_told_by_its_code():
+    """5,000 tells of random points on 46,656 combinations (about 4,800 distinct: the table doubles from 4,096
+    slots twice on the way) give each combination the count and reward sum that arrays indexed by code give (a row
+    lost or moved in a doubling, or two codes sharing a slot, would part them)."""
+    space, rng = six_values(6), np.random.default_rng(0)
+    points, rewards = rng.integers(0, 6, size=(5000, 6)), rng.random(5000)
+    strategy = make_strategy(space, "random", seed=0)
+    for x, reward in zip(points, rewards):
+        strategy.tell(x, reward)
+    codes = np.ravel_multi_index(points.T, tuple(space.sizes))
+    n, total = np.bincount(codes, minlength=46656), np.bincount(codes, weights=rewards, minlength=46656)
+    told, rows = by_code(strategy.arrays)
+    assert len(strategy.arrays["keys"]) >= 2 * len(told) > FIRST_SLOTS * 2
+    assert np.array_equal(told, np.flatnonzero(n))
+    assert np.array_equal(rows[:, 0], n[told]) and np.allclose(rows[:, 1], total[told])
+
+
+def test_a_saved_state_and_the_recommendation_follow_the_combinations_not_the_order_they_came_in():
+    """The same rewards told in two orders fill the hash table's slots otherwise, yet save the same state and
+    recommend the same point: of five tied points, the one of smallest code (a scan in slot order would not)."""
     import json
 
-    space = Space([Param(f"p{i}", tuple(range(6)), 0.0, 5.0, 0.0) for i in range(4)])
+    space, saved, recommended = six_values(6), [], []
+    points = [np.full(6, v) for v in range(1, 6)] + [np.arange(6) % 6, (np.arange(6) + 3) % 6]
+    for order in (1, -1):
+        strategy = make_strategy(space, "random", seed=0)
+        for x in points[::order]:
+            strategy.tell(x, 1.0)
+        saved.append(json.dumps(strategy.state_dict()["arrays"]))
+        recommended.append(strategy.recommend().tolist())
+    assert saved[0] == saved[1]
+    assert recommended == [[0, 1, 2, 3, 4, 5]] * 2
+
+
+@pytest.mark.parametrize("params, steps", [(4, 350), (6, 1500)])
+@pytest.mark.parametrize("kind", sorted(COMPILED))
+def test_a_saved_strategy_on_a_large_space_passes_its_checks_and_goes_on(kind, params, steps):
+    """1,296 combinations (NMC keeps its members in groups beyond 256) and 46,656 (a hash table, which the random
+    and grid strategies fill past a doubling): 2 x `steps` steps with forgetting, saved, loaded into another seed,
+    and the next 200 asks are the original's (a limit set too tight would refuse it)."""
+    import json
+
+    space = six_values(params)
 
     def mean(x):
         return 0.2 + 0.1 * (x[0] == 2) + 0.1 * (x[1] == 4) + 0.1 * (x[2] == 1)
 
     settings = {"budget": 500} if kind == "lsi" else {}
     original = make_strategy(space, kind, seed=6, **settings)
-    run(original, mean, 350, seed=1)
+    run(original, mean, steps, seed=1)
     original.forget(0.8)
-    run(original, mean, 350, seed=2)
+    run(original, mean, steps, seed=2)
     loaded = make_strategy(space, kind, seed=60, **settings)
     loaded.load_state_dict(json.loads(json.dumps(original.state_dict())))
     assert run(loaded, mean, 200, seed=3) == run(original, mean, 200, seed=3)

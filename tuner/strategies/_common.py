@@ -14,6 +14,7 @@ import math
 import numpy as np
 from numba import types
 from numba.experimental import structref
+from numba.extending import overload
 
 from games.jit import kernel
 from games.rng import randint
@@ -27,11 +28,23 @@ STATS_FIELDS = [
     ("rules", INT2),  # [m, 4]     legality implications (Space.rules)
     ("value_n", FLOAT2),  # [d, V] samples per parameter value (the 1-tuples)
     ("value_s", FLOAT2),  # [d, V] reward sums per parameter value
-    # [T, 2] per combination (the d-tuple; T = prod(sizes)) its samples and reward sum, and [T, 4] with
-    # its mean and 1 / sqrt(samples) where UCB reads them: one row, one cache line, per lookup
+    # The combinations (d-tuples) rewarded so far: combos[slot] holds a combination's samples and reward sum (and,
+    # where UCB reads them, its mean and 1 / sqrt(samples): one row, one cache line, per lookup). Up to DIRECT_MAX
+    # combinations, a row per combination, the slot its mixed-radix code (keys None); in larger spaces an
+    # open-addressed hash table that doubles at half full, keys[slot] being 1 + the code (0: an empty slot), so
+    # that a game's cost and memory follow the combinations it visits, not the size of the space (475,200 at 6
+    # SA-MCTS parameters).
+    ("keys", INT1),
     ("combos", FLOAT2),
+    ("filled", types.int64),  # slots in use (0 in a direct table)
+    ("shift", types.int64),  # 64 - log2(H): a code's first slot is the top bits of code * 2^64 / phi (0: direct)
+    ("combinations", types.int64),  # T = prod(sizes)
     ("total", types.int64),  # updates so far
 ]
+LAYOUT = ("keys", "filled", "shift", "combinations")  # the table's: a saved state holds combos by code instead
+DIRECT_MAX = 1 << 14  # spaces of at most this many combinations: a slot per combination (at most 512 kB)
+FIRST_SLOTS = 1 << 12  # a hash table's slots at the start of a game
+FIBONACCI = np.uint64(0x9E3779B97F4A7C15)  # 2^64 / golden ratio: spreads runs of neighbouring codes
 # The means and 1 / sqrt(n) that UCB reads, kept current by `record_ucb` (NMC and NTBEA only)
 UCB_FIELDS = [
     ("value_m", FLOAT2),  # [d, V] mean reward per value (0 while unsampled)
@@ -51,30 +64,74 @@ class CompiledState(structref.StructRefProxy):
     """What Python holds of a StructRef state: an opaque handle to pass to compiled code."""
 
 
-def stats_arrays(space: Space, ucb: bool = False) -> dict[str, np.ndarray]:
-    """Fresh statistics arrays for `space` (with the UCB caches if `ucb`), by field name; `combo_n`
-    and `combo_s` are views of the columns of `combos`, for people and tests."""
+def stats_arrays(space: Space, ucb: bool = False, columns: int = 0) -> dict[str, np.ndarray]:
+    """Fresh statistics arrays for `space` (with the UCB caches if `ucb`, and `columns` more per combination),
+    by field name."""
     d, width, total = len(space), int(space.sizes.max()), space.combinations()
     if total > 1 << 24:
         raise ValueError(f"the space has {total} combinations; at most {1 << 24} are supported")
+    slots = total if total <= DIRECT_MAX else FIRST_SLOTS
     arrays = {
         "sizes": space.sizes.copy(),
         "rules": space.rules.copy(),
         "value_n": np.zeros((d, width)),
         "value_s": np.zeros((d, width)),
-        "combos": np.zeros((total, 4 if ucb else 2)),
+        "combos": np.zeros((slots, (4 if ucb else 2) + columns)),
     }
-    arrays.update(combo_n=arrays["combos"][:, N], combo_s=arrays["combos"][:, S])
+    if slots < total:
+        arrays["keys"] = np.zeros(slots, dtype=np.int64)
     if ucb:
         arrays.update(value_m=np.zeros((d, width)), value_r=np.full((d, width), np.inf))
     return arrays
 
 
-def stats_args(arrays: dict, ucb: bool = False) -> tuple:
-    """The statistics arrays in the order the constructors (`set_stats`, then `set_ucb`) take them."""
-    names = ("sizes", "rules", "value_n", "value_s", "combos")
-    names += ("value_m", "value_r") if ucb else ()
-    return tuple(arrays[n] for n in names)
+def stats_args(arrays: dict) -> tuple:
+    """The statistics fields in the order `set_stats` takes them (a tuple: one argument of the constructors)."""
+    keys = arrays.get("keys")
+    shift = 0 if keys is None else 64 - keys.shape[0].bit_length() + 1
+    names = ("sizes", "rules", "value_n", "value_s")
+    return (*(arrays[n] for n in names), keys, arrays["combos"], shift, int(np.prod(arrays["sizes"])))
+
+
+def ucb_args(arrays: dict) -> tuple:
+    """The UCB caches in the order `set_ucb` takes them."""
+    return arrays["value_m"], arrays["value_r"]
+
+
+def stat_columns(arrays: dict) -> int:
+    """How many columns of `combos` are statistics (N, S and, with UCB, M, R); a strategy's own come after."""
+    return 4 if "value_m" in arrays else 2
+
+
+def by_code(arrays: dict) -> tuple[np.ndarray, np.ndarray]:
+    """The codes of the combinations rewarded so far, ascending, and their rows of `combos`."""
+    if "keys" not in arrays:  # a direct table: a row per code, the unrewarded zeros
+        codes = np.flatnonzero(arrays["combos"].any(axis=1))
+        return codes, arrays["combos"][codes]
+    used = np.flatnonzero(arrays["keys"])
+    codes = arrays["keys"][used] - 1
+    order = np.argsort(codes, kind="stable")
+    return codes[order], arrays["combos"][used[order]]
+
+
+def dense(arrays: dict, columns: tuple[str, ...]) -> dict[str, np.ndarray]:
+    """The combinations' rows by code, as a saved state holds them (whatever the table's layout): `combos`
+    [T, statistics columns] and each of a strategy's own `columns` of it, named, [T] int32."""
+    total, width = int(np.prod(arrays["sizes"])), stat_columns(arrays)
+    codes, rows = by_code(arrays)
+    out = {"combos": np.zeros((total, width))}
+    out["combos"][codes] = rows[:, :width]
+    for j, name in enumerate(columns):
+        out[name] = np.zeros(total, dtype=np.int32)
+        out[name][codes] = rows[:, width + j]
+    return out
+
+
+def sparse(saved: dict, columns: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """`dense`'s arrays back as the codes of the combinations rewarded and their whole rows of `combos`."""
+    rows = np.column_stack([saved["combos"], *(saved[name] for name in columns)])
+    codes = np.flatnonzero(rows.any(axis=1))
+    return codes, rows[codes]
 
 
 def forget_stats(arrays: dict, factor: float) -> None:
@@ -85,9 +142,8 @@ def forget_stats(arrays: dict, factor: float) -> None:
         arrays[name] *= factor
     combos = arrays["combos"]
     combos[:, N : S + 1] *= factor
-    if combos.shape[1] > R:
-        refresh_inverse_sqrt(combos[:, N], combos[:, R])
     if "value_r" in arrays:
+        refresh_inverse_sqrt(combos[:, N], combos[:, R])
         refresh_inverse_sqrt(arrays["value_n"], arrays["value_r"])
 
 
@@ -98,15 +154,108 @@ def refresh_inverse_sqrt(n: np.ndarray, out: np.ndarray) -> None:
 
 
 @kernel(inline="always")
-def set_stats(st, sizes, rules, value_n, value_s, combos):
-    """Fill the statistics fields of a new state (constructors only)."""
-    st.sizes, st.rules, st.value_n, st.value_s, st.combos = sizes, rules, value_n, value_s, combos
-    st.total = 0
+def set_stats(st, stats):
+    """Fill the statistics fields of a new state from `stats_args` (constructors only)."""
+    st.sizes, st.rules, st.value_n, st.value_s, st.keys, st.combos, st.shift, st.combinations = stats
+    st.filled, st.total = 0, 0
 
 
 @kernel(inline="always")
 def set_ucb(st, value_m, value_r):
     st.value_m, st.value_r = value_m, value_r
+
+
+def hashed(state_type) -> bool:
+    """Whether a state type keeps its combinations in a hash table (else a row per code: no `keys`)."""
+    return isinstance(state_type.field_dict["keys"], types.Array)
+
+
+def state_fields(fields: list, arrays: dict) -> list:
+    """A strategy's fields for `arrays`: a direct table's `keys` are None, so that its compiled steps hold no
+    hashing at all (the two tables are two types, each compiled for itself)."""
+    return [(name, types.none if name == "keys" and "keys" not in arrays else t) for name, t in fields]
+
+
+def find(st, c):
+    """The slot of the combination of code c if it was rewarded, else the empty slot it would take (its row
+    zeros): the code itself in a direct table, else linear probing from the code's Fibonacci hash."""
+    raise TypeError("find runs in compiled code")
+
+
+@overload(find)
+def _find(st, c):
+    if not hashed(st):
+        return lambda st, c: c
+
+    def impl(st, c):
+        keys = st.keys
+        mask = keys.shape[0] - 1
+        s = np.int64((np.uint64(c) * FIBONACCI) >> np.uint64(st.shift))
+        while keys[s] != 0 and keys[s] != c + 1:
+            s = (s + 1) & mask
+        return s
+
+    return impl
+
+
+def slot_for(st, c):
+    """The slot of code c, taken if it is new (a hash table then doubles if it is more than half full)."""
+    raise TypeError("slot_for runs in compiled code")
+
+
+@overload(slot_for)
+def _slot_for(st, c):
+    if not hashed(st):
+        return lambda st, c: c
+
+    def impl(st, c):
+        s = find(st, c)
+        if st.keys[s] == 0:
+            st.keys[s] = c + 1
+            st.filled += 1
+            if 2 * st.filled > st.keys.shape[0]:
+                grow(st)
+                s = find(st, c)
+        return s
+
+    return impl
+
+
+def code_at(st, s):
+    """The code of the combination in slot s (taken)."""
+    raise TypeError("code_at runs in compiled code")
+
+
+@overload(code_at)
+def _code_at(st, s):
+    if not hashed(st):
+        return lambda st, s: s
+    return lambda st, s: st.keys[s] - 1
+
+
+@kernel
+def grow(st):
+    """Double the hash table, each row to its slot in the new one (not inlined: it allocates, and runs
+    about log2 of the combinations a game visits times)."""
+    keys, combos = st.keys, st.combos
+    st.keys = np.zeros(2 * keys.shape[0], dtype=np.int64)
+    st.combos = np.zeros((2 * keys.shape[0], combos.shape[1]))
+    st.shift -= 1
+    for s in range(keys.shape[0]):
+        if keys[s] != 0:
+            t = find(st, keys[s] - 1)
+            st.keys[t] = keys[s]
+            for j in range(combos.shape[1]):
+                st.combos[t, j] = combos[s, j]
+
+
+@kernel
+def fill(st, codes, rows):
+    """Put back saved rows of `combos` by code (Strategy.load_state_dict)."""
+    for i in range(codes.shape[0]):
+        s = slot_for(st, codes[i])
+        for j in range(rows.shape[1]):
+            st.combos[s, j] = rows[i, j]
 
 
 @kernel(inline="always")
@@ -162,14 +311,15 @@ def move_best_to_front(rows, scores, count, keep):
 
 @kernel(inline="always")
 def record(st, x, reward):
-    """Learn reward for x: its value and combination statistics and the total."""
+    """Learn reward for x: its value and combination statistics and the total; returns x's slot."""
     for i in range(x.shape[0]):
         st.value_n[i, x[i]] += 1.0
         st.value_s[i, x[i]] += reward
-    c = code(st, x)
-    st.combos[c, N] += 1.0
-    st.combos[c, S] += reward
+    s = slot_for(st, code(st, x))
+    st.combos[s, N] += 1.0
+    st.combos[s, S] += reward
     st.total += 1
+    return s
 
 
 @kernel(inline="always")
@@ -181,13 +331,14 @@ def record_ucb(st, x, reward):
         st.value_s[i, v] += reward
         st.value_m[i, v] = st.value_s[i, v] / st.value_n[i, v]
         st.value_r[i, v] = 1.0 / math.sqrt(st.value_n[i, v])
-    c = code(st, x)
+    s = slot_for(st, code(st, x))
     combos = st.combos
-    combos[c, N] += 1.0
-    combos[c, S] += reward
-    combos[c, M] = combos[c, S] / combos[c, N]
-    combos[c, R] = 1.0 / math.sqrt(combos[c, N])
+    combos[s, N] += 1.0
+    combos[s, S] += reward
+    combos[s, M] = combos[s, S] / combos[s, N]
+    combos[s, R] = 1.0 / math.sqrt(combos[s, N])
     st.total += 1
+    return s
 
 
 @kernel(inline="always")
@@ -214,16 +365,17 @@ def ucb_value(st, i, rng, width):
 
 @kernel(inline="always")
 def recommend_lcb(st, x):
-    """The sampled combination with the best lower confidence bound, mean - sqrt(ln N / n), into x;
-    False if nothing was sampled."""
+    """The sampled combination with the best lower confidence bound, mean - sqrt(ln N / n), into x (ties: the
+    smallest code); False if nothing was sampled."""
     log_total = math.log(max(1, st.total) + 1.0)
     best, pick = -np.inf, -1
     combos = st.combos
-    for c in range(combos.shape[0]):
-        n = combos[c, N]
+    for s in range(combos.shape[0]):
+        n = combos[s, N]
         if n > 0:
-            score = combos[c, S] / n - math.sqrt(log_total / n)
-            if score > best:
+            score = combos[s, S] / n - math.sqrt(log_total / n)
+            c = code_at(st, s)
+            if score > best or (score == best and c < pick):
                 best, pick = score, c
     if pick >= 0:
         decode(st, pick, x)

@@ -24,6 +24,7 @@ from tuner.strategies._common import (
     record,
     set_row,
     set_stats,
+    state_fields,
     stats_args,
     stats_arrays,
 )
@@ -60,9 +61,9 @@ def limits(arrays, scalars, total) -> tuple[dict, tuple]:
 
 
 @kernel
-def new_state(state_type, sizes, rules, value_n, value_s, combos, elite, crossover, population, fitness, best):
+def new_state(state_type, stats, elite, crossover, population, fitness, best):
     st = structref.new(state_type)
-    set_stats(st, sizes, rules, value_n, value_s, combos)
+    set_stats(st, stats)
     st.elite, st.crossover, st.population, st.fitness, st.best = elite, crossover, population, fitness, best
     st.next, st.generations, st.started = 0, 0, False
     return st
@@ -79,8 +80,8 @@ def make_state(space, settings) -> tuple:
         best=np.zeros(len(space), dtype=np.int64),
     )
     st = new_state(
-        EAState(FIELDS),
-        *stats_args(arrays),
+        EAState(state_fields(FIELDS, arrays)),
+        stats_args(arrays),
         int(settings["elite"]),
         float(settings["crossover"]),
         arrays["population"],

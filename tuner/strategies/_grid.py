@@ -13,6 +13,7 @@ from tuner.strategies._common import (
     random_combination,
     record,
     set_stats,
+    state_fields,
     stats_args,
     stats_arrays,
 )
@@ -33,16 +34,16 @@ GRID_FIELDS = STATS_FIELDS + [("position", types.int64)]  # the next combination
 
 
 @kernel
-def new_random(state_type, sizes, rules, value_n, value_s, combos):
+def new_random(state_type, stats):
     st = structref.new(state_type)
-    set_stats(st, sizes, rules, value_n, value_s, combos)
+    set_stats(st, stats)
     return st
 
 
 @kernel
-def new_grid(state_type, sizes, rules, value_n, value_s, combos):
+def new_grid(state_type, stats):
     st = structref.new(state_type)
-    set_stats(st, sizes, rules, value_n, value_s, combos)
+    set_stats(st, stats)
     st.position = 0
     return st
 
@@ -54,12 +55,12 @@ def grid_limits(arrays, scalars, total) -> tuple[dict, tuple]:
 
 def make_random(space, settings) -> tuple:
     arrays = stats_arrays(space)
-    return new_random(RandomState(RANDOM_FIELDS), *stats_args(arrays)), arrays
+    return new_random(RandomState(state_fields(RANDOM_FIELDS, arrays)), stats_args(arrays)), arrays
 
 
 def make_grid(space, settings) -> tuple:
     arrays = stats_arrays(space)
-    return new_grid(GridState(GRID_FIELDS), *stats_args(arrays)), arrays
+    return new_grid(GridState(state_fields(GRID_FIELDS, arrays)), stats_args(arrays)), arrays
 
 
 @kernel(inline="always")
@@ -70,7 +71,7 @@ def random_choose(st, rng, x):
 @kernel(inline="always")
 def grid_choose(st, rng, x):
     """The next legal combination in a fixed round-robin order."""
-    total = st.combos.shape[0]
+    total = st.combinations
     legal = False
     tried = 0
     while not legal and tried < total:

@@ -39,6 +39,7 @@ from tuner.strategies._common import (
     record,
     set_row,
     set_stats,
+    state_fields,
     stats_args,
     stats_arrays,
 )
@@ -98,9 +99,9 @@ def limits(arrays, scalars, total) -> tuple[dict, tuple]:
 
 
 @kernel
-def new_state(state_type, sizes, rules, value_n, value_s, combos, budget, generation, candidates, sums, codes, winner):
+def new_state(state_type, stats, budget, generation, candidates, sums, codes, winner):
     st = structref.new(state_type)
-    set_stats(st, sizes, rules, value_n, value_s, combos)
+    set_stats(st, stats)
     st.budget, st.generation, st.candidates, st.sums, st.winner = budget, generation, candidates, sums, winner
     st.codes, st.evaluation, st.rounds = codes, 0.0, 0
     st.phase, st.alive, st.left, st.index = GENERATE, 0, 0, 0
@@ -121,8 +122,8 @@ def make_state(space, settings) -> tuple:
         winner=np.zeros(len(space), dtype=np.int64),
     )
     st = new_state(
-        LSIState(FIELDS),
-        *stats_args(arrays),
+        LSIState(state_fields(FIELDS, arrays)),
+        stats_args(arrays),
         float(budget),
         float(generation),
         arrays["candidates"],

@@ -25,6 +25,7 @@ from numba.experimental import structref
 from games.jit import kernel
 from games.rng import randint, uniform
 from tuner.strategies._common import (
+    DIRECT_MAX,
     FLOAT1,
     FLOAT2,
     INT1,
@@ -43,8 +44,10 @@ from tuner.strategies._common import (
     set_row,
     set_stats,
     set_ucb,
+    state_fields,
     stats_args,
     stats_arrays,
+    ucb_args,
     ucb_value,
 )
 from tuner.strategies._settings import Setting
@@ -72,7 +75,6 @@ FIELDS = (
         ("pool", INT2),  # [P, d] the combinations of the global bandit (its members), in the order first evaluated
         ("pool_codes", INT1),  # [P] their codes
         ("pooled", types.int64),  # members so far
-        ("member", types.int32[::1]),  # [T] 1 + the member of each combination code, 0 if none (zeros: no writes)
         ("order", INT1),  # [P] the members by position: the groups' segments, largest n first
         ("means", FLOAT1),  # [P] the mean reward of the member at each position
         ("position", INT1),  # [P] each member's position in order
@@ -91,17 +93,15 @@ FIELDS = (
 )
 START, END, PREV, NEXT, SLOT = range(5)  # the columns of `groups`
 GN, GR = range(2)  # the columns of `group_stats`
+MEMBER = 4  # NMC's column of `combos`: 1 + the combination's member, 0 if none
 SCAN_MAX = 256  # spaces of at most this many combinations: no groups (measured: cheaper below ~150 members)
+assert SCAN_MAX <= DIRECT_MAX  # a scan reads its members' rows by code: a slot per combination
 
 
 @kernel
 def new_state(
     state_type,
-    sizes,
-    rules,
-    value_n,
-    value_s,
-    combos,
+    stats,
     value_m,
     value_r,
     eps0,
@@ -109,7 +109,6 @@ def new_state(
     c_global,
     pool,
     pool_codes,
-    member,
     order,
     means,
     position,
@@ -121,17 +120,17 @@ def new_state(
     grouped,
 ):
     st = structref.new(state_type)
-    set_stats(st, sizes, rules, value_n, value_s, combos)
+    set_stats(st, stats)
     set_ucb(st, value_m, value_r)
     st.eps0, st.c_local, st.c_global = eps0, c_local, c_global
-    st.pool, st.pool_codes, st.pooled, st.member = pool, pool_codes, 0, member
+    st.pool, st.pool_codes, st.pooled = pool, pool_codes, 0
     st.order, st.means, st.position, st.group = order, means, position, group
     st.groups, st.group_stats, st.live, st.live_count = groups, group_stats, live, 0
     st.free, st.free_count, st.tail, st.grouped = free, 0, -1, grouped
     return st
 
 
-NAMES = ("pool", "pool_codes", "member", "order", "means", "position", "group", "groups", "group_stats", "live", "free")
+NAMES = ("pool", "pool_codes", "order", "means", "position", "group", "groups", "group_stats", "live", "free")
 
 
 def limits(arrays, scalars, total) -> tuple[dict, tuple]:
@@ -145,12 +144,11 @@ def limits(arrays, scalars, total) -> tuple[dict, tuple]:
 
 def make_state(space, settings) -> tuple:
     """(compiled state, its arrays by name) for a fresh NMC over `space`."""
-    arrays = stats_arrays(space, ucb=True)
+    arrays = stats_arrays(space, ucb=True, columns=1)
     total, rows = space.combinations(), min(space.combinations(), 1 << 16)
     arrays.update(
         pool=np.zeros((rows, len(space)), dtype=np.int64),
         pool_codes=np.zeros(rows, dtype=np.int64),
-        member=np.zeros(total, dtype=np.int32),
         order=np.zeros(rows, dtype=np.int64),
         means=np.zeros(rows),
         position=np.zeros(rows, dtype=np.int64),
@@ -162,8 +160,9 @@ def make_state(space, settings) -> tuple:
     )
     eps0, c_local, c_global = (float(settings[k]) for k in ("eps0", "c_local", "c_global"))
     st = new_state(
-        NMCState(FIELDS),
-        *stats_args(arrays, ucb=True),
+        NMCState(state_fields(FIELDS, arrays)),
+        stats_args(arrays),
+        *ucb_args(arrays),
         eps0,
         c_local,
         c_global,
@@ -213,7 +212,7 @@ def best_by_scan(st, rng, width):
     """The member of best UCB score, ties at random, reading every member's score."""
     best, ties, pick = -np.inf, 0, -1
     for k in range(st.pooled):
-        c = st.pool_codes[k]
+        c = st.pool_codes[k]  # its slot: a space this small has a direct table
         score = st.combos[c, M] + width * st.combos[c, R]
         if score > best:
             best, ties, pick = score, 1, k
@@ -257,28 +256,28 @@ def swap(st, a, b):
 
 @kernel(inline="always")
 def update(st, x, reward, rng):
-    c = code(st, x)
-    k, new = st.member[c] - 1, False
+    s = record_ucb(st, x, reward)
+    k, new = np.int64(st.combos[s, MEMBER]) - 1, False
     if k < 0 and st.pooled < st.pool.shape[0]:
-        k, new = add_member(st, x, c), True
-    record_ucb(st, x, reward)
+        k, new = add_member(st, x, code(st, x)), True
+        st.combos[s, MEMBER] = k + 1
     if st.grouped and k >= 0:
         if new:
-            join(st, k, st.tail, -1)
+            join(st, k, st.tail, -1, s)
         else:
-            regroup(st, k, c)
+            regroup(st, k, s)
 
 
 @kernel(inline="always")
-def regroup(st, k, c):
-    """Member k (code c) has one sample more: from its group to the next."""
+def regroup(st, k, s):
+    """Member k (slot s) has one sample more: from its group to the next."""
     groups, stats = st.groups, st.group_stats
     g = st.group[k]
     start, end, before = groups[g, START], groups[g, END], groups[g, PREV]
-    n = st.combos[c, N]
+    n = st.combos[s, N]
     if end - start == 1 and (before == -1 or stats[before, GN] != n):
-        stats[g, GN], stats[g, GR] = n, st.combos[c, R]  # alone, and no group to join: g moves on with it
-        st.means[start] = st.combos[c, M]
+        stats[g, GN], stats[g, GR] = n, st.combos[s, R]  # alone, and no group to join: g moves on with it
+        st.means[start] = st.combos[s, M]
         return
     # k to the front of g: first to the start of its own run, then, run after run, it takes the place of
     # the first of the run before it, which goes to that run's end: every run stays contiguous and sorted
@@ -289,7 +288,7 @@ def regroup(st, k, c):
         swap(st, p, q)
         p = q
     groups[g, START] = start + 1  # then out of g
-    join(st, k, before, g)
+    join(st, k, before, g, s)
     if start + 1 == end:  # g is empty: unlink it and free its id
         connect(st, groups[g, PREV], groups[g, NEXT])  # join may have put a new group before g
         st.live_count -= 1
@@ -316,20 +315,20 @@ def add_member(st, x, c):
     k = st.pooled
     st.pooled += 1
     set_row(st.pool, k, x)
-    st.pool_codes[k], st.member[c], st.order[k], st.position[k] = c, k + 1, k, k
+    st.pool_codes[k], st.order[k], st.position[k] = c, k, k
     return k
 
 
 @kernel(inline="always")
-def join(st, k, before, after):
-    """Put member k, at the position just after `before`'s segment, into the group of its samples: `before`
-    if that has as many (k then moves in front of the runs of larger means), else a new group between
+def join(st, k, before, after, s):
+    """Put member k (slot s), at the position just after `before`'s segment, into the group of its samples:
+    `before` if that has as many (k then moves in front of the runs of larger means), else a new group between
     `before` and `after` (-1: none)."""
     groups, stats, means = st.groups, st.group_stats, st.means
-    c, p = st.pool_codes[k], st.position[k]
-    m = st.combos[c, M]
+    p = st.position[k]
+    m = st.combos[s, M]
     means[p] = m
-    if before != -1 and stats[before, GN] == st.combos[c, N]:
+    if before != -1 and stats[before, GN] == st.combos[s, N]:
         g = before
         start = groups[g, START]
         groups[g, END] = p + 1
@@ -348,5 +347,5 @@ def join(st, k, before, after):
         connect(st, g, after)
         groups[g, SLOT], st.live[st.live_count] = st.live_count, g
         st.live_count += 1
-        stats[g, GN], stats[g, GR] = st.combos[c, N], st.combos[c, R]
+        stats[g, GN], stats[g, GR] = st.combos[s, N], st.combos[s, R]
     st.group[k] = g

@@ -24,12 +24,15 @@ from tuner.strategies._common import (
     StateType,
     code,
     copy_into,
+    find,
     random_combination,
     record_ucb,
     set_stats,
     set_ucb,
+    state_fields,
     stats_args,
     stats_arrays,
+    ucb_args,
 )
 from tuner.strategies._settings import Setting
 from tuner.strategies._space import make_legal
@@ -64,9 +67,9 @@ def limits(arrays, scalars, total) -> tuple[dict, tuple]:
 
 
 @kernel
-def new_state(state_type, sizes, rules, value_n, value_s, combos, value_m, value_r, c, neighbours, current, candidate):
+def new_state(state_type, stats, value_m, value_r, c, neighbours, current, candidate):
     st = structref.new(state_type)
-    set_stats(st, sizes, rules, value_n, value_s, combos)
+    set_stats(st, stats)
     set_ucb(st, value_m, value_r)
     st.c, st.neighbours, st.current, st.candidate, st.started = c, neighbours, current, candidate, False
     return st
@@ -76,8 +79,9 @@ def make_state(space, settings) -> tuple:
     arrays = stats_arrays(space, ucb=True)
     arrays.update(current=np.zeros(len(space), dtype=np.int64), candidate=np.zeros(len(space), dtype=np.int64))
     st = new_state(
-        NTBEAState(FIELDS),
-        *stats_args(arrays, ucb=True),
+        NTBEAState(state_fields(FIELDS, arrays)),
+        stats_args(arrays),
+        *ucb_args(arrays),
         float(settings["c"]),
         int(settings["neighbours"]),
         arrays["current"],
@@ -97,9 +101,9 @@ def score(st, x, width):
             total += st.value_m[i, x[i]] + width * st.value_r[i, x[i]]
             count += 1
     if d > 1:
-        c = code(st, x)
-        if st.combos[c, N] > 0.0:
-            total += st.combos[c, M] + width * st.combos[c, R]
+        s = find(st, code(st, x))  # a combination never rewarded: an empty slot, whose n is 0
+        if st.combos[s, N] > 0.0:
+            total += st.combos[s, M] + width * st.combos[s, R]
             count += 1
     return total / count if count > 0 else 0.0
 
@@ -123,8 +127,9 @@ def update(st, x, reward, rng):
     for _ in range(st.neighbours):
         copy_into(st.current, x)
         i = randint(rng, d)
-        if st.sizes[i] > 1:
-            x[i] = (x[i] + 1 + randint(rng, st.sizes[i] - 1)) % st.sizes[i]
+        if st.sizes[i] > 1:  # another value, uniformly: (x[i] + 1 + r) mod size without a division
+            v = x[i] + 1 + randint(rng, st.sizes[i] - 1)
+            x[i] = v - st.sizes[i] if v >= st.sizes[i] else v
         make_legal(x, st.rules)
         s = score(st, x, width)
         if s > best:

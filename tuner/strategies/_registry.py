@@ -47,6 +47,7 @@ class Entry:
     # the arrays whose rows are points): what a saved state may hold, checked before compiled code reads it
     limits: Callable = lambda arrays, scalars, total: ({}, ())
     fixed: tuple[str, ...] = ()  # scalar fields set from the settings: a saved state must hold the same
+    columns: tuple[str, ...] = ()  # the strategy's own columns of `combos`, after the statistics (saved by name)
 
     @property
     def compiled(self) -> bool:
@@ -110,6 +111,7 @@ REGISTRY = {
             any_point=True,
             limits=_nmc.limits,
             fixed=("eps0", "c_local", "c_global", "grouped"),
+            columns=("member",),
         ),
         Entry(
             "ea",

@@ -20,6 +20,7 @@ from numba.core.typing import signature
 from games.jit import kernel
 from games.rng import make_rng
 from search.allocation import choose, update
+from tuner.strategies._common import LAYOUT, N, S, by_code, dense, fill, sparse, stat_columns
 from tuner.strategies._packing import pack, unpack
 from tuner.strategies._registry import COMPILED, NAMES, REGISTRY
 from tuner.strategies._settings import check_reward
@@ -91,17 +92,26 @@ def _scalar_fields(state_type) -> list[tuple[str, types.Type]]:
     return [(name, t) for name, t in state_type.field_dict.items() if not isinstance(t, types.Array)]
 
 
-@intrinsic
-def _get_scalars(typingctx, st):
-    """The state's scalar fields, as a tuple (a StructRef's fields are read in compiled code only)."""
-    fields = _scalar_fields(st)
-    tuple_type = types.Tuple([t for _, t in fields])
+def _fields_getter(which):
+    """An intrinsic returning the state's fields that `which` lists, as a tuple (a StructRef's fields are read in
+    compiled code only)."""
 
-    def codegen(context, builder, sig, args):
-        values = [context.get_getattr(st, name)(context, builder, st, args[0], name) for name, _ in fields]
-        return context.make_tuple(builder, tuple_type, values)
+    @intrinsic
+    def get(typingctx, st):
+        fields = which(st)
+        tuple_type = types.Tuple([t for _, t in fields])
 
-    return tuple_type(st), codegen
+        def codegen(context, builder, sig, args):
+            values = [context.get_getattr(st, name)(context, builder, st, args[0], name) for name, _ in fields]
+            return context.make_tuple(builder, tuple_type, values)
+
+        return tuple_type(st), codegen
+
+    return get
+
+
+_get_scalars = _fields_getter(_scalar_fields)
+_get_arrays = _fields_getter(lambda st: [(name, st.field_dict[name]) for name in _array_fields(st)])
 
 
 @intrinsic
@@ -128,6 +138,11 @@ def _scalars(st):
 @kernel
 def _put_scalars(st, values):
     _set_scalars(st, values)
+
+
+@kernel
+def _arrays(st):
+    return _get_arrays(st)
 
 
 def check_settings(kind: str, settings: dict) -> dict:
@@ -168,7 +183,7 @@ class Strategy:
         (ask and tell's stream: inside a search, the search's own stream is used)."""
         if seed is not None:
             self.rng = make_rng(seed)
-        self.compiled, self.arrays = self.entry.make_state(self.space, self.settings)
+        self.compiled, _ = self.entry.make_state(self.space, self.settings)
         self.settled_asks = 0  # asks a settled strategy (LSI) has answered with its winner
 
     def forget(self, factor: float) -> None:
@@ -182,6 +197,14 @@ class Strategy:
                 self.reset()
         else:
             self.entry.forget(self.arrays, factor)
+
+    @property
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The state's arrays by field name, shared with the compiled state, not copied (read anew: a hash table of
+        combinations is replaced when it doubles); `combo_n` and `combo_s` view the samples and reward sums in
+        `combos`, a row per slot (`_common.by_code` gives them by combination)."""
+        arrays = dict(zip(_array_fields(typeof(self.compiled)), _arrays(self.compiled)))
+        return {**arrays, "combo_n": arrays["combos"][:, N], "combo_s": arrays["combos"][:, S]}
 
     @property
     def total(self) -> int:
@@ -231,7 +254,8 @@ class Strategy:
 
     def report(self) -> dict:
         """What the strategy did so far, for people: samples per value and per combination, the recommendation."""
-        n, total = self.arrays["combo_n"], self.arrays["combo_s"]
+        codes, rows = by_code(self.arrays)
+        n, total = rows[:, N], rows[:, S]
         top = np.argsort(-n, kind="stable")[: min(10, int((n > 0).sum()))]
         return {
             "samples_per_value": self.samples_per_value(),
@@ -239,26 +263,30 @@ class Strategy:
             "most_sampled": [  # the ten combinations sampled most: values, samples, mean reward
                 {
                     "values": dict(zip(self.space.names, self.values(np.unravel_index(c, tuple(self.space.sizes))))),
-                    "samples": int(n[c]),
-                    "mean": float(total[c] / n[c]),
+                    "samples": int(n[i]),
+                    "mean": float(total[i] / n[i]),
                 }
-                for c in top
+                for i, c in zip(top, codes[top])
             ],
             "recommended": dict(zip(self.space.names, self.values(self.recommend()))),
         }
 
     def state_dict(self) -> dict:
-        """Everything learnt, as JSON: the state's arrays (packed) and scalar fields, the random stream and the
-        asks answered settled. Its size is the space's, whatever the history; a strategy loaded from it answers
-        every later ask and tell as this one would."""
+        """Everything learnt, as JSON: the state's arrays (packed; the combinations' rows by code, not by slot) and
+        scalar fields, the random stream and the asks answered settled. Its size is the space's, whatever the
+        history; a strategy loaded from it answers every later ask and tell as this one would."""
+        arrays, kind = self.arrays, typeof(self.compiled)
+        saved = {name: arrays[name] for name in _array_fields(kind) if name not in LAYOUT and name != "combos"}
+        saved.update(dense(arrays, self.entry.columns))
+        scalars = dict(zip((name for name, _ in _scalar_fields(kind)), _scalars(self.compiled)))
         return {
             "kind": self.kind,
             "settings": self.settings,
             "sizes": self.space.sizes.tolist(),
             "rng": int(self.rng[0]),
             "settled_asks": self.settled_asks,
-            "scalars": dict(zip((name for name, _ in _scalar_fields(typeof(self.compiled))), _scalars(self.compiled))),
-            "arrays": {name: pack(self.arrays[name]) for name in _array_fields(typeof(self.compiled))},
+            "scalars": {name: value for name, value in scalars.items() if name not in LAYOUT},
+            "arrays": {name: pack(array) for name, array in saved.items()},
         }
 
     def load_state_dict(self, state: dict) -> None:
@@ -275,22 +303,31 @@ class Strategy:
             if state.get(key) != value:
                 raise ValueError(f"the saved strategy's {key} is {state.get(key)!r}, not {value!r}")
         compiled, arrays = self.entry.make_state(self.space, self.settings)
-        fields, wanted = _scalar_fields(typeof(compiled)), _array_fields(typeof(compiled))
+        kind, columns, total = typeof(compiled), self.entry.columns, self.space.combinations()
+        fields = [(name, t) for name, t in _scalar_fields(kind) if name not in LAYOUT]
+        own = [name for name in _array_fields(kind) if name not in LAYOUT and name != "combos"]
+        like = {  # what each saved array must be: the dense ones only give their dtype and shape (not written)
+            **{name: arrays[name] for name in own},
+            "combos": np.empty((total, stat_columns(arrays))),
+            **{name: np.empty(total, dtype=np.int32) for name in columns},
+        }
         saved_arrays, saved_scalars = state.get("arrays"), state.get("scalars")
-        if not isinstance(saved_arrays, dict) or sorted(saved_arrays) != sorted(wanted):
-            raise ValueError(f"a saved {self.kind} strategy holds the arrays {sorted(wanted)}")
+        if not isinstance(saved_arrays, dict) or sorted(saved_arrays) != sorted(like):
+            raise ValueError(f"a saved {self.kind} strategy holds the arrays {sorted(like)}")
         if not isinstance(saved_scalars, dict) or sorted(saved_scalars) != sorted(name for name, _ in fields):
             raise ValueError(f"a saved {self.kind} strategy holds the fields {sorted(name for name, _ in fields)}")
-        decoded = {name: unpack(saved_arrays[name], arrays[name], name) for name in wanted}
+        decoded = {name: unpack(saved_arrays[name], like[name], name) for name in like}
         scalars = {name: _scalar(saved_scalars[name], t, name) for name, t in fields}
-        self._check(decoded, scalars, arrays, dict(zip((name for name, _ in fields), _scalars(compiled))))
+        fresh_scalars = dict(zip((name for name, _ in _scalar_fields(kind)), _scalars(compiled)))
+        self._check(decoded, scalars, arrays, fresh_scalars)
         rng, settled = state.get("rng"), state.get("settled_asks")
         if not (_whole(rng) and rng < 1 << 64 and _whole(settled)):
             raise ValueError(f"a saved strategy's rng and settled_asks are whole numbers, got {rng!r}, {settled!r}")
-        for name, array in decoded.items():
-            arrays[name][...] = array  # in place: the compiled state holds these very arrays
-        _put_scalars(compiled, tuple(scalars.values()))
-        self.compiled, self.arrays = compiled, arrays
+        for name in own:
+            arrays[name][...] = decoded[name]  # in place: the compiled state holds these very arrays
+        fill(compiled, *sparse(decoded, columns))
+        _put_scalars(compiled, tuple({**dict(zip(fresh_scalars, _scalars(compiled))), **scalars}.values()))
+        self.compiled = compiled
         self.rng, self.settled_asks = np.array([rng], dtype=np.uint64), settled
 
     def _check(self, arrays: dict, scalars: dict, fresh: dict, fresh_scalars: dict) -> None:
