@@ -15,11 +15,13 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+from numba import typeof, types
+from numba.experimental import structref
 
 from games.jit import kernel
 from games.rng import next_u64, randint, uniform
 from search.allocation import choose, update
-from search.tree import FREE_NODE, FREE_ROW, FULL, ROOT, child, clear, copy_subtree, new_tree, root_statistics
+from search.tree import FREE_NODE, FREE_ROW, FULL, ROOT, Tree, child, clear, copy_subtree, new_tree, root_statistics
 
 # indices of the search-control parameter vector (SA-MCTS Table I)
 C, EPSILON, K, REF, VO, T = range(6)
@@ -36,35 +38,37 @@ def reward(winner, player):
 
 
 @kernel(inline="always")
-def policy_index(mast_value, mast_visits, player, actions, n, epsilon, use_mast, rng):
-    """The playout policy over `actions[:n]`: random with probability epsilon (or without MAST), else the
-    best MAST average for `player`, moves never seen first, ties at random."""
-    if not use_mast or uniform(rng) < epsilon:
-        return randint(rng, n)
+def policy_index(w, player, in_tree, first, n, epsilon, use_mast):
+    """The playout policy over n moves, the children of a node from `first` on (`in_tree`) or w.legal: random
+    with probability epsilon (or without MAST), else the best MAST average for `player`, moves never seen first,
+    ties at random."""
+    if not use_mast or uniform(w.rng) < epsilon:
+        return randint(w.rng, n)
     best, ties, pick = -1.0, 0, 0
     for i in range(n):
-        seen = mast_visits[player, actions[i]]
-        q = mast_value[player, actions[i]] / seen if seen > 0 else 2.0
+        a = w.action[first + i] if in_tree else w.legal[i]
+        seen = w.mast_visits[player, a]
+        q = w.mast_value[player, a] / seen if seen > 0 else 2.0
         if q > best:
             best, ties, pick = q, 1, i
         elif q == best:
             ties += 1
-            if randint(rng, ties) == 0:
+            if randint(w.rng, ties) == 0:
                 pick = i
     return pick
 
 
 @kernel(inline="always")
-def expand(g, tree, node, s, legal, use_amaf):
-    """Add every legal move of `s` as a child of `node`; False (and the FULL flag) if out of room."""
-    n = g.legal(s, legal)
+def expand(g, tree, node, use_amaf):
+    """Add every legal move of the walk's state as a child of `node`; False (and the FULL flag) if out of room."""
+    n = g.legal(tree.s, tree.legal)
     free = tree.meta[FREE_NODE]
     if free + n > tree.visits.shape[0]:
         tree.meta[FULL] = 1
         return False
     for k in range(n):
         c = free + k
-        tree.action[c] = legal[k]
+        tree.action[c] = tree.legal[k]
         tree.visits[c] = 0.0
         tree.value[c] = 0.0
         tree.first_child[c] = -1
@@ -86,15 +90,14 @@ def expand(g, tree, node, s, legal, use_amaf):
 
 
 @kernel(inline="always")
-def select_child(tree, node, ref, mover, params, formula, use_amaf, scores, rng):
-    """The child of `node` to descend into: best score, uniformly among those within VO of the best.
-
-    `params` is the parameter vector of the player to move."""
+def select_child(tree, node, ref, mover, formula, use_amaf):
+    """The child of `node` to descend into: best score, uniformly among those within VO of the best, by the
+    parameters of the player to move."""
     first = tree.first_child[node]
     n = tree.n_children[node]
     parent_visits = tree.visits[node]
-    c_explore = params[C]
-    k_equiv = params[K]
+    c_explore = tree.params[mover, C]
+    k_equiv = tree.params[mover, K]
     row = tree.amaf_row[ref] if use_amaf else -1
     best = -np.inf
     for i in range(n):
@@ -117,124 +120,154 @@ def select_child(tree, node, ref, mover, params, formula, use_amaf, scores, rng)
                     q = (1.0 - beta) * q + beta * tree.amaf_value[row, mover, tree.action[c]] / amaf_n
             # [SA-MCTS eq. 1]
             score = q + c_explore * math.sqrt(math.log(parent_visits) / visits)
-        scores[i] = score
+        tree.scores[i] = score
         if score > best:
             best = score
-    floor = best - params[VO]
+    floor = best - tree.params[mover, VO]
     count = 0
     for i in range(n):
-        if scores[i] >= floor:
+        if tree.scores[i] >= floor:
             count += 1
-    pick = randint(rng, count)
+    pick = randint(tree.rng, count)
     for i in range(n):
-        if scores[i] >= floor:
+        if tree.scores[i] >= floor:
             if pick == 0:
                 return first + i
             pick -= 1
     return first + n - 1
 
 
-@kernel(inline="always")
-def simulate(g, tree, root_state, params, settings, rng, s, legal, scores, path, movers, moves, players):
-    """One simulation: select and expand in the tree, play out, back up; returns the winner (-1 draw).
-
-    params: [2, 6], each player's search-control parameters, used wherever that player is to move."""
-    n_open = settings[N_OPEN]
-    formula = settings[FORMULA]
-    use_mast = settings[USE_MAST] == 1
-    use_amaf = settings[USE_AMAF] == 1
-    s[:] = root_state
-    node = tree.meta[ROOT]
+@kernel
+def simulate(g, w):
+    """One simulation of the walk `w` (see `new_walk`): select and expand in the tree, play out, back up; returns
+    the winner (-1 draw). w.params [2, 6]: each player's search-control parameters, used wherever that player is
+    to move. Called, not inlined: a call costs one reference count (the walk's), and inlined beside a strategy's
+    inlined steps (run_tuned_simulations) numba 0.68.1 lost the walk's writes to the tree."""
+    n_open = w.settings[N_OPEN]
+    formula = w.settings[FORMULA]
+    use_mast = w.settings[USE_MAST] == 1
+    use_amaf = w.settings[USE_AMAF] == 1
+    w.s[:] = w.root_state
+    node = w.meta[ROOT]
     ref0 = ref1 = node  # per player, its GRAVE reference node: each player has its own Ref
     depth = 0
     n_moves = 0
-    path[0] = node
-    while not g.terminal(s):
-        if tree.first_child[node] < 0:
-            if depth > 0 and tree.visits[node] < n_open:
+    w.path[0] = node
+    while not g.terminal(w.s):
+        if w.first_child[node] < 0:
+            if depth > 0 and w.visits[node] < n_open:
                 break
-            if not expand(g, tree, node, s, legal, use_amaf):
+            if not expand(g, w, node, use_amaf):
                 break
         # [SA-MCTS eq. 2] each player's reference: the deepest node on the path with at least that
         # player's Ref visits (else the root), whoever moves there
-        if tree.visits[node] >= params[0, REF]:
+        if w.visits[node] >= w.params[0, REF]:
             ref0 = node
-        if tree.visits[node] >= params[1, REF]:
+        if w.visits[node] >= w.params[1, REF]:
             ref1 = node
-        mover = g.to_move(s)
-        p = params[mover]
-        if tree.visits[node] < p[T]:
-            first = tree.first_child[node]
-            n = tree.n_children[node]
-            actions = tree.action[first : first + n]
-            c = first + policy_index(tree.mast_value, tree.mast_visits, mover, actions, n, p[EPSILON], use_mast, rng)
+        mover = g.to_move(w.s)
+        if w.visits[node] < w.params[mover, T]:
+            first = w.first_child[node]
+            n = w.n_children[node]
+            c = first + policy_index(w, mover, True, first, n, w.params[mover, EPSILON], use_mast)
         else:
-            c = select_child(tree, node, ref0 if mover == 0 else ref1, mover, p, formula, use_amaf, scores, rng)
-        g.apply(s, tree.action[c])
-        moves[n_moves] = tree.action[c]
-        players[n_moves] = mover
+            c = select_child(w, node, ref0 if mover == 0 else ref1, mover, formula, use_amaf)
+        g.apply(w.s, w.action[c])
+        w.moves[n_moves] = w.action[c]
+        w.players[n_moves] = mover
         n_moves += 1
         depth += 1
-        path[depth] = c
-        movers[depth] = mover
+        w.path[depth] = c
+        w.movers[depth] = mover
         node = c
-    while not g.terminal(s):
-        mover = g.to_move(s)
-        n = g.legal(s, legal)
-        eps = params[mover, EPSILON]
-        a = legal[policy_index(tree.mast_value, tree.mast_visits, mover, legal, n, eps, use_mast, rng)]
-        g.apply(s, a)
-        moves[n_moves] = a
-        players[n_moves] = mover
+    while not g.terminal(w.s):
+        mover = g.to_move(w.s)
+        n = g.legal(w.s, w.legal)
+        a = w.legal[policy_index(w, mover, False, 0, n, w.params[mover, EPSILON], use_mast)]
+        g.apply(w.s, a)
+        w.moves[n_moves] = a
+        w.players[n_moves] = mover
         n_moves += 1
-    w = g.winner(s)
-    tree.visits[path[0]] += 1.0
+    winner = g.winner(w.s)
+    w.visits[w.path[0]] += 1.0
     for d in range(1, depth + 1):
-        tree.visits[path[d]] += 1.0
-        tree.value[path[d]] += reward(w, movers[d])
+        w.visits[w.path[d]] += 1.0
+        w.value[w.path[d]] += reward(winner, w.movers[d])
     if use_mast:
         for j in range(n_moves):
-            tree.mast_visits[players[j], moves[j]] += 1.0
-            tree.mast_value[players[j], moves[j]] += reward(w, players[j])
+            w.mast_visits[w.players[j], w.moves[j]] += 1.0
+            w.mast_value[w.players[j], w.moves[j]] += reward(winner, w.players[j])
     if use_amaf:
         for d in range(depth + 1):
-            row = tree.amaf_row[path[d]]
+            row = w.amaf_row[w.path[d]]
             if row < 0:
                 continue
             for j in range(d, n_moves):
-                tree.amaf_visits[row, players[j], moves[j]] += 1.0
-                tree.amaf_value[row, players[j], moves[j]] += reward(w, players[j])
-    return w
+                w.amaf_visits[row, w.players[j], w.moves[j]] += 1.0
+                w.amaf_value[row, w.players[j], w.moves[j]] += reward(winner, w.players[j])
+    return winner
+
+
+@structref.register
+class WalkType(types.StructRef):
+    """A simulation's whole context as one reference-counted object. Handed to the inlined steps of a simulation
+    as a namedtuple of arrays (the tree) and loose arrays (the scratch), every array was counted in and out at
+    every step: about a third of a Connect4 simulation went to reference counts."""
+
+    def preprocess_fields(self, fields):
+        return tuple((name, types.unliteral(t)) for name, t in fields)
+
+
+class Walk(structref.StructRefProxy):
+    """A walk held in Python: an opaque handle for compiled code (tests build one to call `select_child`)."""
+
+
+structref.define_boxing(WalkType, Walk)
+_WALK_TYPES: dict = {}
+
+
+def walk_type(state: np.ndarray) -> WalkType:
+    """The walk's type for a game whose states are arrays like `state`: the tree's fields, the search's inputs
+    (root_state, params, settings, rng) and a simulation's scratch (its state, legal moves, child scores, path,
+    movers, moves and players)."""
+    if state.dtype not in _WALK_TYPES:
+        int1, float1 = types.int64[::1], types.float64[::1]
+        fields = [(name, typeof(array)) for name, array in zip(Tree._fields, new_tree(1, 1, 1))]
+        fields += [("root_state", typeof(state)), ("params", types.float64[:, ::1]), ("settings", int1)]
+        fields += [("rng", types.uint64[::1]), ("s", typeof(state)), ("legal", int1), ("scores", float1)]
+        fields += [(name, int1) for name in ("path", "movers", "moves", "players")]
+        _WALK_TYPES[state.dtype] = WalkType(fields)
+    return _WALK_TYPES[state.dtype]
 
 
 @kernel(inline="always")
-def work_buffers(root_state, max_legal, max_length):
-    """A simulation's scratch: state, legal moves, child scores, path and movers, moves and players."""
-    return (
-        root_state.copy(),
-        np.empty(max_legal, dtype=np.int64),
-        np.empty(max_legal),
-        np.empty(max_length + 1, dtype=np.int64),
-        np.empty(max_length + 1, dtype=np.int64),
-        np.empty(max_length, dtype=np.int64),
-        np.empty(max_length, dtype=np.int64),
-    )
+def new_walk(kind, tree, root_state, params, settings, rng, max_legal, max_length):
+    """A walk over `tree` from `root_state` (kind: `walk_type`), with scratch for games of `max_length` moves."""
+    w = structref.new(kind)
+    w.visits, w.value, w.first_child, w.n_children, w.action, w.amaf_row = tree[:6]
+    w.amaf_value, w.amaf_visits, w.mast_value, w.mast_visits, w.meta = tree[6:]
+    w.root_state, w.params, w.settings, w.rng = root_state, params, settings, rng
+    w.s, w.legal, w.scores = root_state.copy(), np.empty(max_legal, dtype=np.int64), np.empty(max_legal)
+    w.path, w.movers = np.empty(max_length + 1, dtype=np.int64), np.empty(max_length + 1, dtype=np.int64)
+    w.moves, w.players = np.empty(max_length, dtype=np.int64), np.empty(max_length, dtype=np.int64)
+    return w
 
 
 @kernel
-def run_simulations(g, tree, root_state, params, settings, n_simulations, rng, max_legal, max_length):
+def run_simulations(g, kind, tree, root_state, params, settings, n_simulations, rng, max_legal, max_length):
     """Up to `n_simulations` simulations from the tree's root; stops early when the tree is full."""
-    s, legal, scores, path, movers, moves, players = work_buffers(root_state, max_legal, max_length)
+    w = new_walk(kind, tree, root_state, params, settings, rng, max_legal, max_length)
     for i in range(n_simulations):
-        if tree.meta[FULL] == 1:
+        if w.meta[FULL] == 1:
             return i
-        simulate(g, tree, root_state, params, settings, rng, s, legal, scores, path, movers, moves, players)
+        simulate(g, w)
     return n_simulations
 
 
 @kernel
 def run_tuned_simulations(
     g,
+    kind,
     tree,
     root_state,
     params,
@@ -255,12 +288,12 @@ def run_tuned_simulations(
     player's strategy state; values [d, V]: the values of the d tuned parameters; columns [d]: their
     places in params.
     """
-    s, legal, scores, path, movers, moves, players = work_buffers(root_state, max_legal, max_length)
+    w = new_walk(kind, tree, root_state, params, settings, rng, max_legal, max_length)
     d = columns.shape[0]
     x0 = np.zeros(d, dtype=np.int64)
     x1 = np.zeros(d, dtype=np.int64)
     for i in range(n_simulations):
-        if tree.meta[FULL] == 1:
+        if w.meta[FULL] == 1:
             return i
         # [SA-MCTS Fig. 1]: each player's strategy chooses before the simulation and learns its result after
         choose(steps, state0, rng, x0)
@@ -268,15 +301,16 @@ def run_tuned_simulations(
         for j in range(d):
             params[0, columns[j]] = values[j, x0[j]]
             params[1, columns[j]] = values[j, x1[j]]
-        w = simulate(g, tree, root_state, params, settings, rng, s, legal, scores, path, movers, moves, players)
-        update(steps, state0, x0, reward(w, 0), rng)
-        update(steps, state1, x1, reward(w, 1), rng)
+        winner = simulate(g, w)
+        update(steps, state0, x0, reward(winner, 0), rng)
+        update(steps, state1, x1, reward(winner, 1), rng)
     return n_simulations
 
 
 @kernel
 def run_batch_simulations(
     g,
+    kind,
     tree,
     root_state,
     params,
@@ -297,18 +331,18 @@ def run_batch_simulations(
 
     batch0/batch1 [rows, d]: parameter values per row for players 0 and 1; columns [d]: their places in params.
     """
-    s, legal, scores, path, movers, moves, players = work_buffers(root_state, max_legal, max_length)
+    w = new_walk(kind, tree, root_state, params, settings, rng, max_legal, max_length)
     d = columns.shape[0]
     for i in range(n_simulations):
         r0, r1 = next_row[0], next_row[1]
-        if tree.meta[FULL] == 1 or r0 == batch0.shape[0] or r1 == batch1.shape[0]:
+        if w.meta[FULL] == 1 or r0 == batch0.shape[0] or r1 == batch1.shape[0]:
             return i
         for j in range(d):
             params[0, columns[j]] = batch0[r0, j]
             params[1, columns[j]] = batch1[r1, j]
-        w = simulate(g, tree, root_state, params, settings, rng, s, legal, scores, path, movers, moves, players)
-        rewards0[r0] = reward(w, 0)
-        rewards1[r1] = reward(w, 1)
+        winner = simulate(g, w)
+        rewards0[r0] = reward(winner, 0)
+        rewards1[r1] = reward(winner, 1)
         next_row[0], next_row[1] = r0 + 1, r1 + 1
     return n_simulations
 
@@ -415,7 +449,7 @@ class MCTS:
     def _simulate(self, state, n):
         """Up to n simulations from `state`, tuned as this search's tuners say; returns how many ran."""
         g = self.game
-        common = (g.kernels, self.tree, state.array, self.params, self.settings, n, self.rng)
+        common = (g.kernels, walk_type(state.array), self.tree, state.array, self.params, self.settings, n, self.rng)
         common += (g.max_legal, g.max_game_length)
         if self.tuners is None:
             return run_simulations(*common)
