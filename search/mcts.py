@@ -100,17 +100,21 @@ def select_child(tree, node, ref, mover, formula, use_amaf):
     k_equiv = tree.params[mover, K]
     row = tree.amaf_row[ref] if use_amaf else -1
     best = -np.inf
+    # one logarithm per node and one division per child (a reciprocal shared by the mean and the bonus)
+    log_parent = math.log(parent_visits + 1.0) if formula == ALPHADDA else math.log(parent_visits)
     for i in range(n):
         c = first + i
         visits = tree.visits[c]
         if formula == ALPHADDA:
             q = 2.0 * tree.value[c] - visits  # the sum of +1 / 0 / -1 rewards
+            inverse = 1.0 / (visits + _EPS_DIV)
             # [AlphaDDA eq. 12]
-            score = q / (visits + _EPS_DIV) + c_explore * math.sqrt(math.log(parent_visits + 1.0) / (visits + _EPS_DIV))
+            score = q * inverse + c_explore * math.sqrt(log_parent * inverse)
         elif visits == 0.0:
             score = np.inf
         else:
-            q = tree.value[c] / visits
+            inverse = 1.0 / visits
+            q = tree.value[c] * inverse
             if row >= 0 and k_equiv > 0.0:
                 amaf_n = tree.amaf_visits[row, mover, tree.action[c]]
                 if amaf_n > 0.0:
@@ -119,7 +123,7 @@ def select_child(tree, node, ref, mover, formula, use_amaf):
                     # [SA-MCTS eq. 2]
                     q = (1.0 - beta) * q + beta * tree.amaf_value[row, mover, tree.action[c]] / amaf_n
             # [SA-MCTS eq. 1]
-            score = q + c_explore * math.sqrt(math.log(parent_visits) / visits)
+            score = q + c_explore * math.sqrt(log_parent * inverse)
         tree.scores[i] = score
         if score > best:
             best = score
