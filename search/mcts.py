@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from numba import typeof, types
+from numba import types
 from numba.experimental import structref
 
 from games.jit import kernel
@@ -226,41 +226,45 @@ class Walk(structref.StructRefProxy):
     """A walk held in Python: an opaque handle for compiled code (tests build one to call `select_child`)."""
 
 
+SCRATCH = ("s", "legal", "scores", "path", "movers", "moves", "players")  # a simulation's state, moves and path
 structref.define_boxing(WalkType, Walk)
-_WALK_TYPES: dict = {}
-
-
-def walk_type(state: np.ndarray) -> WalkType:
-    """The walk's type for a game whose states are arrays like `state`: the tree's fields, the search's inputs
-    (root_state, params, settings, rng) and a simulation's scratch (its state, legal moves, child scores, path,
-    movers, moves and players)."""
-    if state.dtype not in _WALK_TYPES:
-        int1, float1 = types.int64[::1], types.float64[::1]
-        fields = [(name, typeof(array)) for name, array in zip(Tree._fields, new_tree(1, 1, 1))]
-        fields += [("root_state", typeof(state)), ("params", types.float64[:, ::1]), ("settings", int1)]
-        fields += [("rng", types.uint64[::1]), ("s", typeof(state)), ("legal", int1), ("scores", float1)]
-        fields += [(name, int1) for name in ("path", "movers", "moves", "players")]
-        _WALK_TYPES[state.dtype] = WalkType(fields)
-    return _WALK_TYPES[state.dtype]
+# compiled code builds a walk as Walk(*fields): its field types are its arguments' (no type object handed in)
+structref.define_constructor(Walk, WalkType, [*Tree._fields, "root_state", "params", "settings", "rng", *SCRATCH])
 
 
 @kernel(inline="always")
-def new_walk(kind, tree, root_state, params, settings, rng, max_legal, max_length):
-    """A walk over `tree` from `root_state` (kind: `walk_type`), with scratch for games of `max_length` moves."""
-    w = structref.new(kind)
-    w.visits, w.value, w.first_child, w.n_children, w.action, w.amaf_row = tree[:6]
-    w.amaf_value, w.amaf_visits, w.mast_value, w.mast_visits, w.meta = tree[6:]
-    w.root_state, w.params, w.settings, w.rng = root_state, params, settings, rng
-    w.s, w.legal, w.scores = root_state.copy(), np.empty(max_legal, dtype=np.int64), np.empty(max_legal)
-    w.path, w.movers = np.empty(max_length + 1, dtype=np.int64), np.empty(max_length + 1, dtype=np.int64)
-    w.moves, w.players = np.empty(max_length, dtype=np.int64), np.empty(max_length, dtype=np.int64)
-    return w
+def new_walk(tree, root_state, params, settings, rng, max_legal, max_length):
+    """A walk over `tree` from `root_state`, with scratch for games of `max_length` moves."""
+    return Walk(
+        tree.visits,
+        tree.value,
+        tree.first_child,
+        tree.n_children,
+        tree.action,
+        tree.amaf_row,
+        tree.amaf_value,
+        tree.amaf_visits,
+        tree.mast_value,
+        tree.mast_visits,
+        tree.meta,
+        root_state,
+        params,
+        settings,
+        rng,
+        root_state.copy(),
+        np.empty(max_legal, dtype=np.int64),
+        np.empty(max_legal),
+        np.empty(max_length + 1, dtype=np.int64),
+        np.empty(max_length + 1, dtype=np.int64),
+        np.empty(max_length, dtype=np.int64),
+        np.empty(max_length, dtype=np.int64),
+    )
 
 
 @kernel
-def run_simulations(g, kind, tree, root_state, params, settings, n_simulations, rng, max_legal, max_length):
+def run_simulations(g, tree, root_state, params, settings, n_simulations, rng, max_legal, max_length):
     """Up to `n_simulations` simulations from the tree's root; stops early when the tree is full."""
-    w = new_walk(kind, tree, root_state, params, settings, rng, max_legal, max_length)
+    w = new_walk(tree, root_state, params, settings, rng, max_legal, max_length)
     for i in range(n_simulations):
         if w.meta[FULL] == 1:
             return i
@@ -271,7 +275,6 @@ def run_simulations(g, kind, tree, root_state, params, settings, n_simulations, 
 @kernel
 def run_tuned_simulations(
     g,
-    kind,
     tree,
     root_state,
     params,
@@ -292,7 +295,7 @@ def run_tuned_simulations(
     player's strategy state; values [d, V]: the values of the d tuned parameters; columns [d]: their
     places in params.
     """
-    w = new_walk(kind, tree, root_state, params, settings, rng, max_legal, max_length)
+    w = new_walk(tree, root_state, params, settings, rng, max_legal, max_length)
     d = columns.shape[0]
     x0 = np.zeros(d, dtype=np.int64)
     x1 = np.zeros(d, dtype=np.int64)
@@ -314,7 +317,6 @@ def run_tuned_simulations(
 @kernel
 def run_batch_simulations(
     g,
-    kind,
     tree,
     root_state,
     params,
@@ -335,7 +337,7 @@ def run_batch_simulations(
 
     batch0/batch1 [rows, d]: parameter values per row for players 0 and 1; columns [d]: their places in params.
     """
-    w = new_walk(kind, tree, root_state, params, settings, rng, max_legal, max_length)
+    w = new_walk(tree, root_state, params, settings, rng, max_legal, max_length)
     d = columns.shape[0]
     for i in range(n_simulations):
         r0, r1 = next_row[0], next_row[1]
@@ -453,7 +455,7 @@ class MCTS:
     def _simulate(self, state, n):
         """Up to n simulations from `state`, tuned as this search's tuners say; returns how many ran."""
         g = self.game
-        common = (g.kernels, walk_type(state.array), self.tree, state.array, self.params, self.settings, n, self.rng)
+        common = (g.kernels, self.tree, state.array, self.params, self.settings, n, self.rng)
         common += (g.max_legal, g.max_game_length)
         if self.tuners is None:
             return run_simulations(*common)

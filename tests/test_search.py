@@ -8,7 +8,7 @@ import pytest
 
 import games
 from games.rng import make_rng
-from search.mcts import ALPHADDA, MCTS, REF, UCB1, K, new_walk, select_child, walk_type
+from search.mcts import ALPHADDA, MCTS, REF, UCB1, K, new_walk, select_child
 from search.minimax import negamax
 from search.tree import new_tree, root_statistics
 from tuner.agents import make_agent, parse_spec
@@ -36,9 +36,7 @@ def params(c=0.0, eps=0.0, k=0.0, ref=math.inf, vo=0.0, t=0.0):
 
 def choose(tree, p, formula, use_amaf=False, mover=0, n=200, seed=0):
     root = C4.new_initial_state().array
-    walk = new_walk(
-        walk_type(root), tree, root, np.tile(p, (2, 1)), np.zeros(4, dtype=np.int64), make_rng(seed), 16, 42
-    )
+    walk = new_walk(tree, root, np.tile(p, (2, 1)), np.zeros(4, dtype=np.int64), make_rng(seed), 16, 42)
     picks = [select_child(walk, 0, 0, mover, formula, use_amaf) - 1 for _ in range(n)]
     return np.bincount(picks, minlength=tree.n_children[0])
 
