@@ -151,13 +151,14 @@ def simulate(g, w):
     formula = w.settings[FORMULA]
     use_mast = w.settings[USE_MAST] == 1
     use_amaf = w.settings[USE_AMAF] == 1
-    w.s[:] = w.root_state
+    s, legal = w.s, w.legal  # held for the whole simulation: read once, not at every move of the playout
+    s[:] = w.root_state
     node = w.meta[ROOT]
     ref0 = ref1 = node  # per player, its GRAVE reference node: each player has its own Ref
     depth = 0
     n_moves = 0
     w.path[0] = node
-    while not g.terminal(w.s):
+    while not g.terminal(s):
         if w.first_child[node] < 0:
             if depth > 0 and w.visits[node] < n_open:
                 break
@@ -169,14 +170,14 @@ def simulate(g, w):
             ref0 = node
         if w.visits[node] >= w.params[1, REF]:
             ref1 = node
-        mover = g.to_move(w.s)
+        mover = g.to_move(s)
         if w.visits[node] < w.params[mover, T]:
             first = w.first_child[node]
             n = w.n_children[node]
             c = first + policy_index(w, mover, True, first, n, w.params[mover, EPSILON], use_mast)
         else:
             c = select_child(w, node, ref0 if mover == 0 else ref1, mover, formula, use_amaf)
-        g.apply(w.s, w.action[c])
+        g.apply(s, w.action[c])
         w.moves[n_moves] = w.action[c]
         w.players[n_moves] = mover
         n_moves += 1
@@ -184,15 +185,15 @@ def simulate(g, w):
         w.path[depth] = c
         w.movers[depth] = mover
         node = c
-    while not g.terminal(w.s):
-        mover = g.to_move(w.s)
-        n = g.legal(w.s, w.legal)
-        a = w.legal[policy_index(w, mover, False, 0, n, w.params[mover, EPSILON], use_mast)]
-        g.apply(w.s, a)
+    while not g.terminal(s):
+        mover = g.to_move(s)
+        n = g.legal(s, legal)
+        a = legal[policy_index(w, mover, False, 0, n, w.params[mover, EPSILON], use_mast)]
+        g.apply(s, a)
         w.moves[n_moves] = a
         w.players[n_moves] = mover
         n_moves += 1
-    winner = g.winner(w.s)
+    winner = g.winner(s)
     w.visits[w.path[0]] += 1.0
     for d in range(1, depth + 1):
         w.visits[w.path[d]] += 1.0
