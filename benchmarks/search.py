@@ -2,7 +2,8 @@
 
 Measures, in one run, on one core:
 1. simulations/s of our `mcts` (1,000 and 10,000 simulations; from the start and from a mid-game
-   position) and of `sp` and `ap`, beside MCTSBot at the same simulation count;
+   position) and of `sp` and `ap`, beside MCTSBot at the same simulation count, the two timed in turn in each
+   round (the ratio is the median of the rounds' ratios: a shared machine's slow spells fall on both sides);
 2. games/s of an MCTS1-vs-MCTS2 match, ours and OpenSpiel's (MCTSBot with 300 and 100 simulations);
 3. start-up before the first move, cold (empty numba cache) and warm (cached), in a fresh process;
 4. strength at equal simulations: our `mcts` against MCTSBot, seat-balanced.
@@ -52,28 +53,33 @@ def openspiel_bot(name: str, simulations: int, seed: int):
     return pyspiel.MCTSBot(game, evaluator, UCT_C, simulations, 10**9, False, seed, False)
 
 
-def ours_rate(name, spec, state, rounds, seed):
+def paired_rates(name, sims, specs, state, reference, rounds, seed) -> list[dict]:
+    """Per spec, the median simulations/s of ours and of MCTSBot and the median of their ratio, the two timed in
+    turn within each round, so that a slow spell of a shared machine weighs on both sides of a ratio."""
     from tuner.agents import make_agent
 
-    agent = make_agent(name, spec, seed=seed)
-    agent.select_action(state)  # compile, warm caches
-    rates = []
-    for _ in range(rounds):
-        agent.new_game()  # a fresh tree: no reuse between timed searches
-        agent.select_action(state)
-        rates.append(agent.last_search.simulations / agent.last_search.seconds)
-    return statistics.median(rates)
-
-
-def openspiel_rate(name, simulations, reference, rounds, seed):
-    bot = openspiel_bot(name, simulations, seed)
-    rates = []
+    bot = openspiel_bot(name, sims, seed)
+    agents = [make_agent(name, spec, seed=seed) for spec in specs]
+    for agent in agents:
+        agent.select_action(state)  # compile, warm caches
+    theirs, ours = [], [[] for _ in specs]
     for _ in range(rounds):
         bot.restart()
         t = time.perf_counter()
         bot.step(reference)
-        rates.append(simulations / (time.perf_counter() - t))
-    return statistics.median(rates)
+        theirs.append(sims / (time.perf_counter() - t))
+        for agent, rates in zip(agents, ours):
+            agent.new_game()  # a fresh tree: no reuse between timed searches
+            agent.select_action(state)
+            rates.append(agent.last_search.simulations / agent.last_search.seconds)
+    return [
+        {
+            "ours": statistics.median(rates),
+            "openspiel": statistics.median(theirs),
+            "ratio": statistics.median(r / t for r, t in zip(rates, theirs)),
+        }
+        for rates in ours
+    ]
 
 
 def match_rates(name, games, seed):
@@ -142,7 +148,9 @@ def startup_child(cache_dir: str) -> None:
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--rounds", type=int, default=3, help="timed searches per figure; the median is reported")
+    parser.add_argument(
+        "--rounds", type=int, default=5, help="timed searches per figure, ours and OpenSpiel's in turn; medians"
+    )
     parser.add_argument("--match-games", type=int, default=10, help="games in each MCTS1-vs-MCTS2 match")
     parser.add_argument("--strength-games", type=int, default=40, help="games of ours against MCTSBot per game")
     parser.add_argument("--quick", action="store_true", help="small budgets, to check the script runs")
@@ -152,7 +160,7 @@ def main():
     if args.startup_child:
         return startup_child(args.startup_child)
     if args.quick:
-        args.rounds, args.match_games, args.strength_games = 1, 2, 2
+        args.rounds, args.match_games, args.strength_games = 3, 2, 2
     results = {"environment": environment(args.seed), "simulations_per_s": [], "matches": {}, "strength": {}}
 
     print(f"{'game':<10}{'position':<10}{'agent':<22}{'sims':>7}{'ours/s':>11}{'OpenSpiel/s':>13}{'ratio':>8}")
@@ -161,24 +169,17 @@ def main():
             state, reference = position(name, plies, args.seed)
             counts = (1000,) if args.quick else (1000, 10000)
             for sims in counts:
-                theirs = openspiel_rate(name, sims, reference, args.rounds, args.seed)
                 specs = [f"mcts:simulations={sims}"]
                 if sims == 1000:
                     specs += [f"sp:simulations={sims}", f"ap:simulations={sims}"]
-                for spec in specs:
-                    ours = ours_rate(name, spec, state, args.rounds, args.seed)
-                    row = {
-                        "game": name,
-                        "position": label,
-                        "agent": spec,
-                        "simulations": sims,
-                        "ours": ours,
-                        "openspiel": theirs,
-                        "ratio": ours / theirs,
-                    }
+                for spec, rates in zip(
+                    specs, paired_rates(name, sims, specs, state, reference, args.rounds, args.seed)
+                ):
+                    row = {"game": name, "position": label, "agent": spec, "simulations": sims, **rates}
                     results["simulations_per_s"].append(row)
                     print(
-                        f"{name:<10}{label:<10}{spec:<22}{sims:>7}{ours:>11,.0f}{theirs:>13,.0f}{ours / theirs:>7.1f}x"
+                        f"{name:<10}{label:<10}{spec:<22}{sims:>7}{rates['ours']:>11,.0f}{rates['openspiel']:>13,.0f}"
+                        f"{rates['ratio']:>7.1f}x"
                     )
 
     print("\nMCTS1 vs MCTS2 match, games/s (one core):")
