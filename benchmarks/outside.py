@@ -11,11 +11,12 @@ beside the same search through OpenSpiel's (`openspiel:connect_four`), which pri
 
 import argparse
 import json
+import statistics
 import sys
 from pathlib import Path
 
 from benchmarks.common import environment, median_rate
-from benchmarks.search import UCT_C, ours_rate
+from benchmarks.search import UCT_C
 
 PYSPIEL_GAMES = ("tic_tac_toe", "connect_four", "hex(board_size=7)", "breakthrough(rows=6,columns=6)")
 NIM = Path(__file__).resolve().parent.parent / "examples" / "nim"
@@ -23,7 +24,16 @@ NIM = Path(__file__).resolve().parent.parent / "examples" / "nim"
 
 def ours(game, simulations: int, rounds: int, seed: int) -> float:
     """Median simulations/s of our mcts from `game`'s start (a fresh tree each search)."""
-    return ours_rate(game, f"mcts:simulations={simulations}", game.new_initial_state(), rounds, seed)
+    from tuner.agents import make_agent
+
+    agent, state = make_agent(game, f"mcts:simulations={simulations}", seed=seed), game.new_initial_state()
+    agent.select_action(state)  # compile, warm caches
+    rates = []
+    for _ in range(rounds):
+        agent.new_game()
+        agent.select_action(state)
+        rates.append(agent.last_search.simulations / agent.last_search.seconds)
+    return statistics.median(rates)
 
 
 def theirs(name: str, simulations: int, rounds: int, seed: int) -> float:

@@ -321,3 +321,20 @@ def test_tree_stays_sound_across_moves_reroots_and_growth(spec):
             state.apply_action(action)
             if not state.is_terminal():
                 state.apply_action(state.legal_actions()[0])
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "mcts:simulations=300",
+        "sp:simulations=300,tuner=nmc",
+        "ap:simulations=300,tuner=ntbea",
+        "sp:simulations=300,tuner=cmaes",
+    ],
+)
+def test_every_simulation_goes_through_a_child_of_the_root(spec):
+    """The root is expanded once and every simulation descends into one of its children, so their visits add up to
+    the simulations (a search that lost its writes to the tree, as numba 0.68.1 did with `simulate` inlined beside
+    a tuner's inlined steps, expanded the root anew every time and left it childless)."""
+    result = make_agent(C4, spec, seed=3).search.search(C4.new_initial_state(), simulations=300)
+    assert sorted(result.actions) == list(range(7)) and result.visits.sum() == 300

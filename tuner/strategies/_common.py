@@ -42,7 +42,7 @@ STATS_FIELDS = [
     ("total", types.int64),  # updates so far
 ]
 LAYOUT = ("keys", "filled", "shift", "combinations")  # the table's: a saved state holds combos by code instead
-DIRECT_MAX = 1 << 14  # spaces of at most this many combinations: a slot per combination (at most 512 kB)
+DIRECT_MAX = 1 << 14  # spaces of at most this many combinations: a row per combination (at most 640 kB)
 FIRST_SLOTS = 1 << 12  # a hash table's slots at the start of a game
 FIBONACCI = np.uint64(0x9E3779B97F4A7C15)  # 2^64 / golden ratio: spreads runs of neighbouring codes
 # The means and 1 / sqrt(n) that UCB reads, kept current by `record_ucb` (NMC and NTBEA only)
