@@ -59,54 +59,54 @@ def policy_index(w, player, in_tree, first, n, epsilon, use_mast):
 
 
 @kernel(inline="always")
-def expand(g, tree, node, use_amaf):
-    """Add every legal move of the walk's state as a child of `node`; False (and the FULL flag) if out of room."""
-    n = g.legal(tree.s, tree.legal)
-    free = tree.meta[FREE_NODE]
-    if free + n > tree.visits.shape[0]:
-        tree.meta[FULL] = 1
+def expand(g, w, node, use_amaf):
+    """Add every legal move of the walk `w`'s state as a child of `node`; False (and the FULL flag) if out of room."""
+    n = g.legal(w.s, w.legal)
+    free = w.meta[FREE_NODE]
+    if free + n > w.visits.shape[0]:
+        w.meta[FULL] = 1
         return False
     for k in range(n):
         c = free + k
-        tree.action[c] = tree.legal[k]
-        tree.visits[c] = 0.0
-        tree.value[c] = 0.0
-        tree.first_child[c] = -1
-        tree.n_children[c] = 0
-        tree.amaf_row[c] = -1
-    tree.first_child[node] = free
-    tree.n_children[node] = n
-    tree.meta[FREE_NODE] = free + n
+        w.action[c] = w.legal[k]
+        w.visits[c] = 0.0
+        w.value[c] = 0.0
+        w.first_child[c] = -1
+        w.n_children[c] = 0
+        w.amaf_row[c] = -1
+    w.first_child[node] = free
+    w.n_children[node] = n
+    w.meta[FREE_NODE] = free + n
     if use_amaf:
-        row = tree.meta[FREE_ROW]
-        if row < tree.amaf_value.shape[0]:
-            tree.amaf_row[node] = row
-            tree.amaf_value[row] = 0.0
-            tree.amaf_visits[row] = 0.0
-            tree.meta[FREE_ROW] = row + 1
+        row = w.meta[FREE_ROW]
+        if row < w.amaf_value.shape[0]:
+            w.amaf_row[node] = row
+            w.amaf_value[row] = 0.0
+            w.amaf_visits[row] = 0.0
+            w.meta[FREE_ROW] = row + 1
         else:
-            tree.meta[FULL] = 1
+            w.meta[FULL] = 1
     return True
 
 
 @kernel(inline="always")
-def select_child(tree, node, ref, mover, formula, use_amaf):
+def select_child(w, node, ref, mover, formula, use_amaf):
     """The child of `node` to descend into: best score, uniformly among those within VO of the best, by the
     parameters of the player to move."""
-    first = tree.first_child[node]
-    n = tree.n_children[node]
-    parent_visits = tree.visits[node]
-    c_explore = tree.params[mover, C]
-    k_equiv = tree.params[mover, K]
-    row = tree.amaf_row[ref] if use_amaf else -1
+    first = w.first_child[node]
+    n = w.n_children[node]
+    parent_visits = w.visits[node]
+    c_explore = w.params[mover, C]
+    k_equiv = w.params[mover, K]
+    row = w.amaf_row[ref] if use_amaf else -1
     best = -np.inf
     # one logarithm per node and one division per child (a reciprocal shared by the mean and the bonus)
     log_parent = math.log(parent_visits + 1.0) if formula == ALPHADDA else math.log(parent_visits)
     for i in range(n):
         c = first + i
-        visits = tree.visits[c]
+        visits = w.visits[c]
         if formula == ALPHADDA:
-            q = 2.0 * tree.value[c] - visits  # the sum of +1 / 0 / -1 rewards
+            q = 2.0 * w.value[c] - visits  # the sum of +1 / 0 / -1 rewards
             inverse = 1.0 / (visits + _EPS_DIV)
             # [AlphaDDA eq. 12]
             score = q * inverse + c_explore * math.sqrt(log_parent * inverse)
@@ -114,27 +114,27 @@ def select_child(tree, node, ref, mover, formula, use_amaf):
             score = np.inf
         else:
             inverse = 1.0 / visits
-            q = tree.value[c] * inverse
+            q = w.value[c] * inverse
             if row >= 0 and k_equiv > 0.0:
-                amaf_n = tree.amaf_visits[row, mover, tree.action[c]]
+                amaf_n = w.amaf_visits[row, mover, w.action[c]]
                 if amaf_n > 0.0:
                     # [SA-MCTS eq. 3]
                     beta = 1.0 if k_equiv == np.inf else math.sqrt(k_equiv / (3.0 * parent_visits + k_equiv))
                     # [SA-MCTS eq. 2]
-                    q = (1.0 - beta) * q + beta * tree.amaf_value[row, mover, tree.action[c]] / amaf_n
+                    q = (1.0 - beta) * q + beta * w.amaf_value[row, mover, w.action[c]] / amaf_n
             # [SA-MCTS eq. 1]
             score = q + c_explore * math.sqrt(log_parent * inverse)
-        tree.scores[i] = score
+        w.scores[i] = score
         if score > best:
             best = score
-    floor = best - tree.params[mover, VO]
+    floor = best - w.params[mover, VO]
     count = 0
     for i in range(n):
-        if tree.scores[i] >= floor:
+        if w.scores[i] >= floor:
             count += 1
-    pick = randint(tree.rng, count)
+    pick = randint(w.rng, count)
     for i in range(n):
-        if tree.scores[i] >= floor:
+        if w.scores[i] >= floor:
             if pick == 0:
                 return first + i
             pick -= 1
