@@ -24,7 +24,6 @@ import games
 from benchmarks.common import environment
 from games.jit import kernel
 from games.rng import make_rng
-from search.allocation import choose, update
 from tuner.agents import make_agent
 
 STRATEGIES = ["nmc", "lsi", "ea", "ntbea", "cmaes", "grid", "random"]
@@ -37,8 +36,8 @@ def tuner_steps(steps, state, rng, n, rewards):
     """n choose+update steps with rewards from a fixed sequence (what the search adds per player)."""
     x = np.zeros(state.sizes.shape[0], dtype=np.int64)
     for i in range(n):
-        choose(steps, state, rng, x)
-        update(steps, state, x, rewards[i % rewards.shape[0]], rng)
+        steps.choose(state, rng, x)
+        steps.update(state, x, rewards[i % rewards.shape[0]], rng)
 
 
 def tuner_cost(tuner, rounds, rewards, steps):

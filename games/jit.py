@@ -24,23 +24,15 @@ strategy's `AllocationSteps`) was typed anew by numba on every call: functions h
 whole tuple went through numba's Python `typeof`. `kernel_tuple` makes numba remember each such value's type:
 a Python call of `random_playouts` with no playout cost 115-120 us, and 6.4 us since (numba 0.68.1, this
 2-core machine); a namedtuple of arrays (a search's tree) is fingerprinted fast by numba and needs nothing.
-
-numba's pedantic SSA check warns ("variable ... is not in scope") when an overload inlined at typing
-time (search.allocation's choose/update) itself inlines kernels; the code is right (a test compares it
-step for step with the uninlined steps), so that one warning is silenced.
 """
 
 import hashlib
 import os
-import warnings
 from pathlib import Path
 
 import numba
 from numba import njit
-from numba.core.errors import NumbaIRAssumptionWarning
 from numba.core.typing.typeof import typeof_impl
-
-warnings.filterwarnings("ignore", category=NumbaIRAssumptionWarning, module="numba.core.ssa")
 
 _ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("games", "search", "nets", "tuner")

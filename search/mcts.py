@@ -20,7 +20,6 @@ from numba.experimental import structref
 
 from games.jit import kernel
 from games.rng import next_u64, randint, uniform
-from search.allocation import choose, update
 from search.tree import FREE_NODE, FREE_ROW, FULL, ROOT, Tree, child, clear, copy_subtree, new_tree, root_statistics
 
 # indices of the search-control parameter vector (SA-MCTS Table I)
@@ -304,14 +303,14 @@ def run_tuned_simulations(
         if w.meta[FULL] == 1:
             return i
         # [SA-MCTS Fig. 1]: each player's strategy chooses before the simulation and learns its result after
-        choose(steps, state0, rng, x0)
-        choose(steps, state1, rng, x1)
+        steps.choose(state0, rng, x0)
+        steps.choose(state1, rng, x1)
         for j in range(d):
             params[0, columns[j]] = values[j, x0[j]]
             params[1, columns[j]] = values[j, x1[j]]
         winner = simulate(g, w)
-        update(steps, state0, x0, reward(winner, 0), rng)
-        update(steps, state1, x1, reward(winner, 1), rng)
+        steps.update(state0, x0, reward(winner, 0), rng)
+        steps.update(state1, x1, reward(winner, 1), rng)
     return n_simulations
 
 

@@ -5,7 +5,6 @@ import pytest
 from numba import njit
 
 from games.jit import kernel
-from search.allocation import choose, update
 from tuner.strategies import (
     COMPILED,
     NAMES,
@@ -249,11 +248,11 @@ def test_legality_is_never_violated(kind):
 
 @kernel  # cached: each strategy's loop compiles once, not in every run of the suite
 def compiled_steps(steps, state, rng, rewards):
-    """choose + update in one compiled loop, the steps passed in and inlined as in the search."""
+    """choose + update in one compiled loop, called as the search calls them."""
     x = np.zeros(state.sizes.shape[0], dtype=np.int64)
     for i in range(rewards.shape[0]):
-        choose(steps, state, rng, x)
-        update(steps, state, x, rewards[i], rng)
+        steps.choose(state, rng, x)
+        steps.update(state, x, rewards[i], rng)
 
 
 @pytest.mark.parametrize("kind", sorted(COMPILED))

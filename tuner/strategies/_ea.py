@@ -91,7 +91,7 @@ def make_state(space, settings) -> tuple:
     return st, arrays
 
 
-@kernel(inline="always")
+@kernel
 def choose(st, rng, x):
     if not st.started:
         for k in range(st.population.shape[0]):
@@ -101,7 +101,7 @@ def choose(st, rng, x):
     get_row(st.population, st.next, x)
 
 
-@kernel(inline="always")
+@kernel
 def update(st, x, reward, rng):
     record(st, x, reward)
     st.fitness[st.next] = reward

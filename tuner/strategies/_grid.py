@@ -63,12 +63,12 @@ def make_grid(space, settings) -> tuple:
     return new_grid(GridState(state_fields(GRID_FIELDS, arrays)), stats_args(arrays)), arrays
 
 
-@kernel(inline="always")
+@kernel
 def random_choose(st, rng, x):
     random_combination(st, rng, x)
 
 
-@kernel(inline="always")
+@kernel
 def grid_choose(st, rng, x):
     """The next legal combination in a fixed round-robin order."""
     total = st.combinations
@@ -84,6 +84,6 @@ def grid_choose(st, rng, x):
                 legal = False
 
 
-@kernel(inline="always")
+@kernel
 def plain_update(st, x, reward, rng):
     record(st, x, reward)

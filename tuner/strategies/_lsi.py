@@ -134,7 +134,7 @@ def make_state(space, settings) -> tuple:
     return st, arrays
 
 
-@kernel(inline="always")
+@kernel
 def choose(st, rng, x):
     if st.phase == GENERATE:
         random_combination(st, rng, x)
@@ -150,7 +150,7 @@ def round_budget(st):
     return max(1, np.int64(st.evaluation / (st.alive * st.rounds)))
 
 
-@kernel(inline="always")
+@kernel
 def update(st, x, reward, rng):
     record(st, x, reward)
     if st.phase == GENERATE and st.total >= st.budget * st.generation:

@@ -194,7 +194,7 @@ def run_start(means, lo, p):
     return lo
 
 
-@kernel(inline="always")
+@kernel
 def choose(st, rng, x):
     sqrt_log = math.sqrt(math.log(max(1, st.total)))
     if st.pooled == 0 or uniform(rng) < st.eps0:  # explore: each value by its own bandit
@@ -254,7 +254,7 @@ def swap(st, a, b):
     position[ka], position[kb] = b, a
 
 
-@kernel(inline="always")
+@kernel
 def update(st, x, reward, rng):
     s = record_ucb(st, x, reward)
     k, new = np.int64(st.combos[s, MEMBER]) - 1, False

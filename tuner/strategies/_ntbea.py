@@ -108,7 +108,7 @@ def score(st, x, width):
     return total / count if count > 0 else 0.0
 
 
-@kernel(inline="always")
+@kernel
 def choose(st, rng, x):
     if not st.started:
         random_combination(st, rng, st.current)
@@ -116,7 +116,7 @@ def choose(st, rng, x):
     copy_into(st.current, x)
 
 
-@kernel(inline="always")
+@kernel
 def update(st, x, reward, rng):
     """Learn x's reward, then move to the neighbour of the current point with the best model UCB
     (ties at random). x itself serves as scratch for the neighbours once its reward is recorded."""

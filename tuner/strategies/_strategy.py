@@ -19,7 +19,6 @@ from numba.core.typing import signature
 
 from games.jit import kernel
 from games.rng import make_rng
-from search.allocation import choose, update
 from tuner.strategies._common import LAYOUT, N, S, by_code, dense, fill, sparse, stat_columns
 from tuner.strategies._packing import pack, unpack
 from tuner.strategies._registry import COMPILED, NAMES, REGISTRY
@@ -64,12 +63,12 @@ class AllocationStrategy(Protocol):
 
 @kernel
 def _ask(steps, st, rng, x):
-    choose(steps, st, rng, x)
+    steps.choose(st, rng, x)
 
 
 @kernel
 def _tell(steps, st, x, reward, rng):
-    update(steps, st, x, reward, rng)
+    steps.update(st, x, reward, rng)
 
 
 @kernel
