@@ -10,8 +10,20 @@
 - `truth`, `regret`: a dense ground truth, and strategies scored by the true value of what they recommend.
 """
 
-from tuner.study.report import write_comparison, write_report
-from tuner.study.runner import run, status
-from tuner.study.spec import StudyError, StudySpec
+_EXPORTS = {  # name: its module, imported on first use: a command that runs no study never loads Optuna or matplotlib
+    "StudyError": "spec",
+    "StudySpec": "spec",
+    "run": "runner",
+    "status": "runner",
+    "write_comparison": "report",
+    "write_report": "report",
+}
+__all__ = sorted(_EXPORTS)
 
-__all__ = ["StudyError", "StudySpec", "run", "status", "write_comparison", "write_report"]
+
+def __getattr__(name):
+    if name in _EXPORTS:
+        import importlib
+
+        return getattr(importlib.import_module(f"tuner.study.{_EXPORTS[name]}"), name)
+    raise AttributeError(f"module 'tuner.study' has no attribute {name!r}")
