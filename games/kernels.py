@@ -37,6 +37,14 @@ def status_to_move(s):
 
 
 @kernel(inline="always")
+def copy_into(src, dst):
+    """dst[:] = src for 1-D arrays, element by element: numba then builds no shape-mismatch error, whose string
+    formatting compiled for 2.5 s in every cold process that assigned one array to another."""
+    for i in range(dst.shape[0]):
+        dst[i] = src[i]
+
+
+@kernel(inline="always")
 def encode_planes(s, out, row, rows, cols, first, row_step, col_step):
     """`encode` for a game that keeps the shared layout and its two players' bitboards in s[0] and s[1]:
     square (r, c) of the planes is bit first + r * row_step + c * col_step. Writes every element, allocates nothing.
@@ -84,7 +92,7 @@ def random_playouts(g, root, n_playouts, max_legal, rng):
     s = root.copy()
     buf = np.empty(max_legal, dtype=np.int64)
     for _ in range(n_playouts):
-        s[:] = root
+        copy_into(root, s)
         w = random_playout(g, s, buf, rng)
         counts[w if w >= 0 else 2] += 1
     return counts
@@ -99,7 +107,7 @@ def perft(g, root, depth, max_legal):
     moves = np.empty((depth, max_legal), dtype=np.int64)
     n_moves = np.zeros(depth, dtype=np.int64)
     next_move = np.zeros(depth, dtype=np.int64)
-    states[0] = root
+    copy_into(root, states[0])
     n_moves[0] = g.legal(states[0], moves[0])
     level = 0
     leaves = 0
@@ -108,7 +116,7 @@ def perft(g, root, depth, max_legal):
             level -= 1
             continue
         child = states[level + 1]
-        child[:] = states[level]
+        copy_into(states[level], child)
         g.apply(child, moves[level, next_move[level]])
         next_move[level] += 1
         if level + 1 == depth or g.terminal(child):

@@ -32,7 +32,7 @@ import numpy as np
 
 import games
 from games.jit import kernel
-from games.kernels import random_playout
+from games.kernels import copy_into, random_playout
 
 MAX_DROPOUT = 0.95  # P_max [AlphaDDA §3.3]: the largest dropout probability of a row (nets.model refuses more)
 
@@ -240,7 +240,7 @@ def playout_values(g, states, keys, n, max_legal, salt, values):
     rng = np.empty(1, dtype=np.uint64)
     for b in range(n):
         rng[0] = keys[b] ^ salt
-        s[:] = states[b]
+        copy_into(states[b], s)
         mover = g.to_move(s)
         w = random_playout(g, s, buf, rng)
         values[b] = 0.0 if w < 0 else (1.0 if w == mover else -1.0)

@@ -19,6 +19,7 @@ from numba import types
 from numba.experimental import structref
 
 from games.jit import kernel
+from games.kernels import copy_into
 from games.rng import next_u64, randint, uniform
 from search.tree import FREE_NODE, FREE_ROW, FULL, ROOT, Tree, child, clear, copy_subtree, new_tree, root_statistics
 
@@ -151,7 +152,7 @@ def simulate(g, w):
     use_mast = w.settings[USE_MAST] == 1
     use_amaf = w.settings[USE_AMAF] == 1
     s, legal = w.s, w.legal  # held for the whole simulation: read once, not at every move of the playout
-    s[:] = w.root_state
+    copy_into(w.root_state, s)
     node = w.meta[ROOT]
     ref0 = ref1 = node  # per player, its GRAVE reference node: each player has its own Ref
     depth = 0

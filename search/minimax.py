@@ -8,6 +8,7 @@ Connect4 and the Othellos. Unlike the published reference code, this is a true m
 import numpy as np
 
 from games.jit import kernel
+from games.kernels import copy_into
 from games.rng import randint
 
 
@@ -23,7 +24,7 @@ def negamax(g, evaluate, weights, s, depth, alpha, beta, max_legal):
     n = g.legal(s, moves)
     child = s.copy()
     for i in range(n):
-        child[:] = s
+        copy_into(s, child)
         g.apply(child, moves[i])
         v = -negamax(g, evaluate, weights, child, depth - 1, -beta, -alpha, max_legal)
         if v >= beta:
@@ -42,7 +43,7 @@ def minimax_action(g, evaluate, weights, s, depth, max_legal, rng):
     child = s.copy()
     best = -np.inf
     for i in range(n):
-        child[:] = s
+        copy_into(s, child)
         g.apply(child, moves[i])
         values[i] = -negamax(g, evaluate, weights, child, depth - 1, -np.inf, np.inf, max_legal)
         best = max(best, values[i])

@@ -32,6 +32,7 @@ import numpy as np
 
 from games.game import State
 from games.jit import kernel, kernel_tuple
+from games.kernels import copy_into
 from games.rng import derive_seeds, gamma, make_rng, next_u64, randint, uniform
 from search.evaluator import Batch, clean_values, write_legal
 from search.mcts import SearchResult
@@ -183,7 +184,7 @@ def select_leaves(g, rule, f, rows, batch, pend, settings):
         for _ in range(min(settings.leaves, rows.todo[i])):
             rng = rows.rng[i]
             node = f.meta[i, ROOT]
-            s[:] = rows.root[i]
+            copy_into(rows.root[i], s)
             depth = 0
             path[pending, 0] = node
             while f.first_child[i, node] >= 0 and not g.terminal(s):
@@ -215,7 +216,7 @@ def select_leaves(g, rule, f, rows, batch, pend, settings):
             else:
                 row = n_rows
                 n_rows += 1
-                batch.states[row] = s
+                copy_into(s, batch.states[row])
                 g.encode(s, batch.planes, row)
                 write_legal(g, s, batch.legal, row, pend.moves)
                 batch.dropout[row] = rows.dropout[i]

@@ -11,6 +11,7 @@ from collections import namedtuple
 import numpy as np
 
 from games.jit import kernel
+from games.kernels import copy_into
 
 Tree = namedtuple(
     "Tree",
@@ -69,8 +70,9 @@ def copy_subtree(src, dst, node):
         dst.amaf_row[d] = -1
         if src.amaf_row[s] >= 0 and free_row < dst.amaf_value.shape[0]:
             dst.amaf_row[d] = free_row
-            dst.amaf_value[free_row] = src.amaf_value[src.amaf_row[s]]
-            dst.amaf_visits[free_row] = src.amaf_visits[src.amaf_row[s]]
+            for p in range(2):
+                copy_into(src.amaf_value[src.amaf_row[s], p], dst.amaf_value[free_row, p])
+                copy_into(src.amaf_visits[src.amaf_row[s], p], dst.amaf_visits[free_row, p])
             free_row += 1
         if src.first_child[s] >= 0:
             dst.first_child[d] = tail
@@ -78,8 +80,9 @@ def copy_subtree(src, dst, node):
             for k in range(src.n_children[s]):
                 queue[tail] = src.first_child[s] + k
                 tail += 1
-    dst.mast_value[:] = src.mast_value
-    dst.mast_visits[:] = src.mast_visits
+    for p in range(2):
+        copy_into(src.mast_value[p], dst.mast_value[p])
+        copy_into(src.mast_visits[p], dst.mast_visits[p])
     dst.meta[ROOT] = 0
     dst.meta[FREE_NODE] = tail
     dst.meta[FREE_ROW] = free_row

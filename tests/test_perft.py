@@ -12,7 +12,7 @@ import pytest
 from numba import njit
 
 import games
-from games.kernels import perft
+from games.kernels import copy_into, perft
 from tests.othello_reference import NaiveOthello, naive_perft
 
 COUNTS = tomllib.loads((Path(__file__).parent / "data" / "perft.toml").read_text())
@@ -54,7 +54,7 @@ def _expand(g, states, max_legal):
             continue
         n = g.legal(states[i], buf)
         for j in range(n):
-            out[k] = states[i]
+            copy_into(states[i], out[k])
             g.apply(out[k], buf[j])
             k += 1
     return out[:k]

@@ -10,7 +10,7 @@ import games
 from games.rng import make_rng
 from search.mcts import ALPHADDA, MCTS, REF, UCB1, K, new_walk, select_child
 from search.minimax import negamax
-from search.tree import new_tree, root_statistics
+from search.tree import copy_subtree, new_tree, root_statistics
 from tuner.agents import make_agent, parse_spec
 
 C4 = games.load("connect4")
@@ -203,6 +203,30 @@ def test_tree_is_reused_when_the_game_continues():
     assert agent.search.tree.visits[0] > 0 and agent.search.tree.visits[0] < kept[first]
     agent.select_action(state)
     assert agent.last_search.visits.sum() >= 2000
+
+
+def test_a_copied_subtree_keeps_every_node_its_amaf_rows_and_the_mast_tables():
+    agent = make_agent(C4, "ap:simulations=800", seed=3)  # GRAVE + MAST: AMAF rows and MAST tables to copy
+    agent.select_action(C4.new_initial_state())
+    src = agent.search.tree
+    kids = range(src.first_child[0], src.first_child[0] + src.n_children[0])
+    top = max(kids, key=lambda c: src.visits[c])
+    dst = new_tree(C4.num_distinct_actions(), src.visits.shape[0], amaf_rows=src.amaf_value.shape[0])
+    copied = copy_subtree(src, dst, top)
+    pairs, seen = [(top, 0)], 0
+    while pairs:
+        s, d = pairs.pop()
+        seen += 1
+        assert (dst.visits[d], dst.value[d], dst.n_children[d]) == (src.visits[s], src.value[s], src.n_children[s])
+        assert dst.action[d] == src.action[s] or d == 0
+        assert (dst.amaf_row[d] >= 0) == (src.amaf_row[s] >= 0)
+        if src.amaf_row[s] >= 0:  # both players' rows
+            assert np.array_equal(dst.amaf_value[dst.amaf_row[d]], src.amaf_value[src.amaf_row[s]])
+            assert np.array_equal(dst.amaf_visits[dst.amaf_row[d]], src.amaf_visits[src.amaf_row[s]])
+        pairs += [(src.first_child[s] + k, dst.first_child[d] + k) for k in range(src.n_children[s])]
+    assert seen == copied > 1 and src.amaf_row[top] >= 0 and src.amaf_visits[src.amaf_row[top], 1].any()
+    assert np.array_equal(dst.mast_value, src.mast_value) and np.array_equal(dst.mast_visits, src.mast_visits)
+    assert src.mast_visits[1].any()
 
 
 def test_tree_grows_when_full_and_counts_every_simulation():

@@ -288,12 +288,6 @@ def set_row(table, r, x):
 
 
 @kernel(inline="always")
-def copy_into(src, x):
-    for i in range(x.shape[0]):
-        x[i] = src[i]
-
-
-@kernel(inline="always")
 def move_best_to_front(rows, scores, count, keep):
     """Reorder rows 0..count-1 of `rows` (and `scores`) in place so that the `keep` best by score come
     first, best first; ties keep the earlier row. A partial selection sort: no allocation."""

@@ -23,6 +23,7 @@ from numba import types
 from numba.experimental import structref
 
 from games.jit import kernel
+from games.kernels import copy_into
 from games.rng import uniform
 from tuner.strategies._common import (
     FLOAT1,
@@ -31,7 +32,6 @@ from tuner.strategies._common import (
     STATS_FIELDS,
     StateType,
     code,
-    copy_into,
     get_row,
     move_best_to_front,
     random_combination,

@@ -13,6 +13,7 @@ from numba import types
 from numba.experimental import structref
 
 from games.jit import kernel
+from games.kernels import copy_into
 from games.rng import randint
 from tuner.strategies._common import (
     INT1,
@@ -23,7 +24,6 @@ from tuner.strategies._common import (
     R,
     StateType,
     code,
-    copy_into,
     find,
     random_combination,
     record_ucb,
