@@ -13,6 +13,7 @@ SCRIPTS = [
     ("experiments.strength", ["--quick", "--out", "{tmp}"]),
     ("experiments.alphadda", ["tables", "--quick", "--out", "{tmp}"]),
     ("experiments.alphadda", ["strength", "--quick", "--anchors", "paper", "--out", "{tmp}"]),
+    ("benchmarks.cold_start", ["--scenarios", "demo", "--json", "{tmp}/out.json"]),
     ("benchmarks.playouts", ["--seconds", "0.01", "--rounds", "1", "--json", "{tmp}/out.json"]),
     ("benchmarks.search", ["--quick", "--json", "{tmp}/out.json"]),
     ("benchmarks.evaluator", ["--quick", "--json", "{tmp}/out.json"]),
