@@ -10,20 +10,18 @@
 - `truth`, `regret`: a dense ground truth, and strategies scored by the true value of what they recommend.
 """
 
-_EXPORTS = {  # name: its module, imported on first use: a command that runs no study never loads Optuna or matplotlib
-    "StudyError": "spec",
-    "StudySpec": "spec",
-    "run": "runner",
-    "status": "runner",
-    "write_comparison": "report",
-    "write_report": "report",
-}
-__all__ = sorted(_EXPORTS)
+__all__ = ["StudyError", "StudySpec", "run", "status", "write_comparison", "write_report"]
 
 
 def __getattr__(name):
-    if name in _EXPORTS:
-        import importlib
-
-        return getattr(importlib.import_module(f"tuner.study.{_EXPORTS[name]}"), name)
-    raise AttributeError(f"module 'tuner.study' has no attribute {name!r}")
+    """The names above, each imported with its module on first use: a command that runs no study never loads
+    Optuna, SQLAlchemy or matplotlib."""
+    if name in ("StudyError", "StudySpec"):
+        from tuner.study import spec as module
+    elif name in ("run", "status"):
+        from tuner.study import runner as module
+    elif name in ("write_comparison", "write_report"):
+        from tuner.study import report as module
+    else:
+        raise AttributeError(f"module 'tuner.study' has no attribute {name!r}")
+    return getattr(module, name)
