@@ -16,6 +16,7 @@ from games.breakthrough import Breakthrough
 from games.connect4 import Connect4
 from games.game import TERMINAL_PLAYER, Game, Outcome, State
 from games.kernels import GameKernels
+from games.knightthrough import Knightthrough
 from games.othello import Othello
 from games.outside import OutsideGame
 from games.pentago import Pentago
@@ -28,6 +29,7 @@ _REGISTRY = {
     "othello6": lambda: Othello(6),
     "breakthrough": Breakthrough,
     "pentago": Pentago,
+    "knightthrough": Knightthrough,
 }
 _LOADED: dict[str, Game] = {}
 ENTRY_POINTS = "sparring.games"  # another package's game: an entry point naming a callable that returns it

@@ -10,7 +10,7 @@ are not in its text, so they follow the authors' code (github.com/KazuhisaFujita
     stem    conv3x3(C -> F), BN, ReLU                                   [B, C, H, W] -> [B, F, H, W]
     block   conv3x3, BN, ReLU, conv3x3, BN, + input, ReLU               [B, F, H, W] -> [B, F, H, W]
     policy  conv1x1(F -> 2), BN, ReLU, flatten, dropout, linear(2HW -> A)       -> logits [B, A]
-            (12 filters for breakthrough, 8 for pentago, see below)
+            (12 filters for breakthrough, 8 for pentago, 4 for knightthrough, see below)
     value   conv1x1(F -> 1), BN, ReLU, flatten, dropout, linear(HW -> 256), BN, ReLU,
             dropout, linear(256 -> 1), tanh                                    -> value [B]
 
@@ -22,6 +22,8 @@ Our choices where neither the paper nor that code decides:
   games/breakthrough.py): 2 filters would squeeze 768 logits through 128 features.
 - pentago (not in the paper): 3 blocks like 6x6 Othello, and an 8-filter policy convolution: its 288 actions
   are 8 per square (a marble and a quadrant's turn, games/pentago.py).
+- knightthrough (not in the paper): 5 blocks like Breakthrough, and a 4-filter policy convolution: its 256 actions
+  are 4 per square (a knight's forward jumps, games/knightthrough.py).
 - `small` keeps the paper's heads and block counts and narrows the body to 32 filters, so a
   dropout probability damages the same number of head units as in the paper. Why 32: on this
   machine kind (2 cores) a 64-filter body forwards about 7k Connect4 positions/s at batch 256 and a
@@ -94,8 +96,8 @@ class Arch:
 
 
 def _sizes() -> dict[str, dict[str, dict[str, int]]]:
-    paper_blocks = {"connect4": 3, "othello6": 3, "othello": 5, "breakthrough": 5, "pentago": 3}
-    policy_filters = {"breakthrough": 12, "pentago": 8}
+    paper_blocks = {"connect4": 3, "othello6": 3, "othello": 5, "breakthrough": 5, "pentago": 3, "knightthrough": 5}
+    policy_filters = {"breakthrough": 12, "pentago": 8, "knightthrough": 4}
     out = {}
     for game, blocks in paper_blocks.items():
         heads = {"policy_filters": policy_filters.get(game, 2), "value_filters": 1, "value_hidden": 256}

@@ -23,8 +23,8 @@ def random_game(game, seed, stop_before_end=False):
 
 
 def test_names_and_unknown_game():
-    assert set(ALL) == {"connect4", "othello", "othello6", "breakthrough", "pentago"}
-    with pytest.raises(ValueError, match="unknown game 'chess'.*breakthrough, connect4, othello, othello6"):
+    assert set(ALL) == {"connect4", "othello", "othello6", "breakthrough", "pentago", "knightthrough"}
+    with pytest.raises(ValueError, match="unknown game 'chess'.*breakthrough, connect4, knightthrough, othello, othello6"):
         games.load("chess")
 
 
@@ -33,7 +33,8 @@ def test_metadata(name):
     game = games.load(name)
     assert game.name == name
     assert game.num_players() == 2
-    expected = {"connect4": 7, "othello": 65, "othello6": 37, "breakthrough": 768, "pentago": 288}[name]
+    actions = {"connect4": 7, "othello": 65, "othello6": 37, "breakthrough": 768, "pentago": 288, "knightthrough": 256}
+    expected = actions[name]
     assert game.num_distinct_actions() == expected
     assert games.load(name) is game
 
@@ -134,18 +135,26 @@ def test_encode_is_from_the_view_of_the_player_to_move(name):
 
 def pieces_on_board(state):
     """Disc count known from the rules: one per Connect4 or Pentago move; Othello's four plus one per non-pass
-    move; Breakthrough's 32 less one per capture."""
+    move; Breakthrough's and Knightthrough's 32 less one per capture (Knightthrough's read off the board before
+    each move: its actions carry no capture flag)."""
     moves = state.history()
     name = state.game.name
     if name in ("connect4", "pentago"):
         return len(moves)
     if name.startswith("othello"):
         return 4 + sum(a != state.game.pass_action for a in moves)
+    if name == "knightthrough":
+        replay, captures = state.game.new_initial_state(), 0
+        for a in moves:
+            captures += replay.planes()[1 - replay.current_player()][replay.action_squares(a)[1]]
+            replay.apply_action(a)
+        return 32 - captures
     return 32 - sum(a % 2 for a in moves)  # the capture flag is the lowest digit of the action
 
 
 @pytest.mark.parametrize(
-    "name, count", [("connect4", 2), ("othello", 8), ("othello6", 8), ("breakthrough", 2), ("pentago", 8)]
+    "name, count",
+    [("connect4", 2), ("othello", 8), ("othello6", 8), ("breakthrough", 2), ("pentago", 8), ("knightthrough", 2)],
 )
 def test_symmetries_form_a_group_of_the_expected_size(name, count):
     game = games.load(name)

@@ -119,9 +119,10 @@ def test_othello_moves_by_clicking_a_marked_square_and_alphadda_charts_its_simul
         browser.close()
 
 
-def test_breakthrough_moves_a_piece_by_two_clicks(server):
+@pytest.mark.parametrize("game", ["breakthrough", "knightthrough"])
+def test_a_piece_moves_by_two_clicks(server, game):
     with playwright.sync_playwright() as p:
-        browser, page = _open(p, server, "breakthrough", "mcts1")
+        browser, page = _open(p, server, game, "mcts1")
         before = page.evaluate("() => fetch('/api/state').then((r) => r.json())")
         page.locator("#board .mine").first.click()  # choose a piece...
         targets = page.locator("#board .target")
@@ -137,7 +138,12 @@ def test_breakthrough_moves_a_piece_by_two_clicks(server):
 
 @pytest.mark.parametrize(
     "game, rows, cols",
-    [("connect4", None, "0123456"), ("othello6", "123456", "abcdef"), ("breakthrough", "87654321", "abcdefgh")],
+    [
+        ("connect4", None, "0123456"),
+        ("othello6", "123456", "abcdef"),
+        ("breakthrough", "87654321", "abcdefgh"),
+        ("knightthrough", "87654321", "abcdefgh"),
+    ],
 )
 def test_every_board_shows_the_coordinates_its_moves_are_written_in(server, game, rows, cols):
     with playwright.sync_playwright() as p:

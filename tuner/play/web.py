@@ -113,23 +113,27 @@ def _finite(strength: dict) -> dict:
     return {k: (v if math.isfinite(v) else None) for k, v in strength.items()}
 
 
+FAR_ROWS = {"breakthrough": (-1, 0), "knightthrough": (0, -1)}  # the row each player races to (-1: the last)
+
+
 def coordinates(game) -> dict | None:
     """The labels of the board's rows and columns in the game's notation (None: it names no rows), as the
-    moves and hints are written: Connect4 by column 0-6, Othello a1 top left, Breakthrough a8 top left."""
+    moves and hints are written: Connect4 by column 0-6, Othello a1 top left, Breakthrough and Knightthrough a8
+    top left."""
     if not game.drawn:
         return None
     rows, cols = game.board_shape
     letters = [chr(ord("a") + c) for c in range(cols)]
     if game.name == "connect4":
         return {"rows": None, "cols": [str(c) for c in range(cols)]}
-    if game.name == "breakthrough":
+    if game.name in FAR_ROWS:
         return {"rows": [str(rows - r) for r in range(rows)], "cols": letters}
     return {"rows": [str(r + 1) for r in range(rows)], "cols": letters}
 
 
 def ending(game, board: list[list[int]], returns) -> dict:
-    """How the game ended, to show it: Connect4's winning line, Breakthrough's piece on the far row (the
-    squares to mark), Othello's final count of discs."""
+    """How the game ended, to show it: Connect4's winning line, Breakthrough's or Knightthrough's pieces on the
+    far row (the squares to mark), Othello's final count of discs."""
     cells, count = [], None
     winner = None if returns[0] == returns[1] else (1 if returns[0] > returns[1] else 2)
     rows, cols = len(board), len(board[0])
@@ -139,8 +143,8 @@ def ending(game, board: list[list[int]], returns) -> dict:
                 line = [(r + k * dr, c + k * dc) for k in range(4)]
                 if all(0 <= y < rows and 0 <= x < cols and board[y][x] == winner for y, x in line):
                     cells += [list(cell) for cell in line if list(cell) not in cells]
-    elif game.name == "breakthrough" and winner:
-        far = rows - 1 if winner == 1 else 0  # player 0 moves down the board, from rows 0-1 toward the last
+    elif game.name in FAR_ROWS and winner:
+        far = FAR_ROWS[game.name][winner - 1] % rows
         cells = [[far, c] for c in range(cols) if board[far][c] == winner]
     elif game.name.startswith("othello"):
         count = [sum(row.count(p) for row in board) for p in (1, 2)]

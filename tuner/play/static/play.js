@@ -10,11 +10,20 @@ const COLOURS = {  // per game: board, and the pieces of player 0 and player 1, 
   othello: { board: "#2e7d32", pieces: ["#212121", "#fafafa"], names: ["black", "white"] },
   othello6: { board: "#2e7d32", pieces: ["#212121", "#fafafa"], names: ["black", "white"] },
   breakthrough: { squares: ["#eeeed2", "#769656"], pieces: ["#212121", "#fafafa"], names: ["black", "white"] },
+  knightthrough: { squares: ["#eeeed2", "#769656"], pieces: ["#fafafa", "#212121"], names: ["white", "black"] },
+};
+const LIGHT = "#fafafa";  // the light pieces, outlined in grey
+// The games whose move takes a piece from one square to another (two clicks), and how their pieces move
+const STEPS = {
+  breakthrough: "a piece moves one row forward, straight onto an empty square or diagonally, and captures only " +
+    "diagonally.",
+  knightthrough: "a knight jumps forward, two rows and one column or one row and two columns, onto an empty " +
+    "square or an opposing knight, which it captures.",
 };
 const PLAYERS = ["the first player", "the second player"];  // a game without a board of pieces: who is who
 let options = null;
 let view = null;
-let selected = null;  // breakthrough: the square of the piece chosen to move
+let selected = null;  // a game of STEPS: the square of the piece chosen to move
 let busy = false;
 
 async function api(path, body) {
@@ -59,7 +68,7 @@ const same = (a, b) => a && b && a[0] === b[0] && a[1] === b[1];
 function movesAt(row, col) {
   // The person's legal moves that a click on (row, col) means.
   if (view.game === "connect4") return view.legal.filter((m) => m.to[1] === col);
-  if (view.game === "breakthrough") {
+  if (STEPS[view.game]) {
     return selected ? view.legal.filter((m) => same(m.from, selected) && same(m.to, [row, col])) : [];
   }
   return view.legal.filter((m) => same(m.to, [row, col]));
@@ -77,12 +86,11 @@ function refusal(row, col) {
   const name = squareName(row, col);
   if (view.game === "connect4") return `Column ${name} is full: choose another.`;
   if (view.legal.length === 1 && view.legal[0].to === null) return "You have no move: press Pass.";
-  if (view.game === "breakthrough") {
+  if (STEPS[view.game]) {
     if (view.legal.some((m) => same(m.from, [row, col]))) return null;  // one of the person's pieces: select it
     if (view.board[row][col] === view.human + 1) return "That piece has no move: choose another.";
     if (!selected) return "Click one of your pieces that can move first (they are outlined), then where it goes.";
-    return `That piece cannot go to ${name}: a piece moves one row forward, straight onto an empty square or ` +
-      "diagonally, and captures only diagonally.";
+    return `That piece cannot go to ${name}: ${STEPS[view.game]}`;
   }
   if (view.board[row][col]) return `${name} is taken.`;
   return `${name} is not a legal move: a move must turn over at least one disc (the legal ones are marked).`;
@@ -95,10 +103,10 @@ function click(row, col) {
   $("error").textContent = why || "";
   if (moves.length === 1) {
     request("/api/move", { move: moves[0].action }, "Thinking...");
-  } else if (view.game === "breakthrough" && !why) {
+  } else if (STEPS[view.game] && !why) {
     selected = same(selected, [row, col]) ? null : [row, col];
     draw();
-  } else if (view.game === "breakthrough") {
+  } else if (STEPS[view.game]) {
     selected = null;
     draw();
     $("error").textContent = why;
@@ -150,14 +158,14 @@ function drawBoard() {
         stroke: game.startsWith("othello") ? "#1b5e20" : "none" }, grid);
       const piece = board[r][c];
       const last = view.last && (same(view.last.to, [r, c]) || same(view.last.from, [r, c]));
-      const legal = game === "breakthrough"
+      const legal = STEPS[game]
         ? selected && view.legal.some((m) => same(m.from, selected) && same(m.to, [r, c]))
         : targets.some((t) => same(t, [r, c]));
       if (piece) {
         const disc = node("circle", { cx, cy, r: CELL * 0.4, fill: colours.pieces[piece - 1],
           class: `piece p${piece}` + (last ? " last" : "") + (won.some((w) => same(w, [r, c])) ? " win" : ""),
-          stroke: piece === 2 ? "#9e9e9e" : "#000" }, grid);
-        if (game === "breakthrough" && sources.some((s) => same(s, [r, c]))) disc.classList.add("mine");
+          stroke: colours.pieces[piece - 1] === LIGHT ? "#9e9e9e" : "#000" }, grid);
+        if (STEPS[game] && sources.some((s) => same(s, [r, c]))) disc.classList.add("mine");
         if (same(selected, [r, c])) disc.classList.add("selected");
       } else if (game === "connect4") {
         node("circle", { cx, cy, r: CELL * 0.4, fill: colours.empty, class: "hole" + (last ? " last" : "") }, grid);
@@ -168,7 +176,7 @@ function drawBoard() {
         const mark = node("circle", { cx, cy, r: CELL * (game === "connect4" ? 0.4 : 0.12), class: "legal",
           fill: game === "connect4" ? colours.pieces[view.human] : "rgba(0, 0, 0, 0.35)",
           "fill-opacity": game === "connect4" ? 0.25 : 1, "data-row": r, "data-col": c }, grid);
-        if (game === "breakthrough") mark.classList.add("target");
+        if (STEPS[game]) mark.classList.add("target");
       }
       square.addEventListener("click", () => click(r, c));
     }
