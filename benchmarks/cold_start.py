@@ -20,7 +20,7 @@ import time
 from benchmarks.common import ROOT, environment
 from tuner.play.opponent import DEFAULT_SPEC
 
-QUICKSTART = ROOT / "studies" / "quickstart-connect4"
+QUICKSTART = ROOT / "studies" / "quickstart-connect4" / "study.toml"  # its spec alone: a fresh study runs trial 1
 
 
 def commands(seed: int, work: str) -> dict[str, tuple[str, list[str]]]:
@@ -46,7 +46,8 @@ def timed(command: list[str], cache: str) -> float:
     t = time.perf_counter()
     proc = subprocess.run(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if proc.returncode != 0:
-        sys.exit(f"cold_start: {' '.join(command[2:])} failed: {proc.stderr.strip().splitlines()[-1:]}")
+        last = (proc.stderr.strip().splitlines() or ["no message"])[-1]
+        sys.exit(f"cold_start: {' '.join(command[2:])} failed (exit {proc.returncode}): {last}")
     return time.perf_counter() - t
 
 
@@ -56,19 +57,24 @@ def main() -> None:
     parser.add_argument("--scenarios", default="demo,play,study", help="which to time, of demo, play, study (all)")
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
-    unknown = set(args.scenarios.split(",")) - {"demo", "play", "study"}
+    chosen = list(dict.fromkeys(args.scenarios.split(",")))
+    unknown = set(chosen) - {"demo", "play", "study"}
     if unknown:
         parser.error(f"unknown scenarios {sorted(unknown)}; known: demo, play, study")
+    if args.json and not os.path.isdir(os.path.dirname(os.path.abspath(args.json))):
+        parser.error(f"--json {args.json}: no such folder")
     results = {"environment": environment(args.seed), "seconds": {}}
     with tempfile.TemporaryDirectory() as work:
         scenarios = commands(args.seed, work)
-        for name in args.scenarios.split(","):
+        for name in chosen:
             title, command = scenarios[name]
             runs = {}
             with tempfile.TemporaryDirectory() as cache:
                 for kind in ("cold", "warm"):
-                    shutil.rmtree(os.path.join(work, "quickstart"), ignore_errors=True)
-                    shutil.copytree(QUICKSTART, os.path.join(work, "quickstart"))
+                    study = os.path.join(work, "quickstart")
+                    shutil.rmtree(study, ignore_errors=True)
+                    os.makedirs(study)
+                    shutil.copy(QUICKSTART, study)
                     runs[kind] = timed(command, cache)
             results["seconds"][title] = runs
             print(f"{title:<55} cold {runs['cold']:6.1f} s   warm {runs['warm']:5.1f} s", flush=True)

@@ -38,8 +38,9 @@ def status_to_move(s):
 
 @kernel(inline="always")
 def copy_into(src, dst):
-    """dst[:] = src for 1-D arrays, element by element: numba then builds no shape-mismatch error, whose string
-    formatting compiled for 2.5 s in every cold process that assigned one array to another."""
+    """dst[:] = src for 1-D arrays with len(src) >= len(dst), element by element and unchecked (every caller copies
+    equal lengths): numba then builds no shape-mismatch error, whose string formatting compiled for 2.5 s in every
+    cold process that assigned one array to another."""
     for i in range(dst.shape[0]):
         dst[i] = src[i]
 

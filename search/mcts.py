@@ -145,8 +145,9 @@ def select_child(w, node, ref, mover, formula, use_amaf):
 def simulate(g, w):
     """One simulation of the walk `w` (see `new_walk`): select and expand in the tree, play out, back up; returns
     the winner (-1 draw). w.params [2, 6]: each player's search-control parameters, used wherever that player is
-    to move. Called, not inlined: a call costs one reference count (the walk's), and inlined beside a strategy's
-    inlined steps (run_tuned_simulations) numba 0.68.1 lost the walk's writes to the tree."""
+    to move. Called, not inlined: a call costs one reference count (the walk's), and when a strategy's steps were
+    still inlined, numba 0.68.1 lost the walk's writes to the tree with this inlined beside them
+    (run_tuned_simulations; tests/test_search.py guards it)."""
     n_open = w.settings[N_OPEN]
     formula = w.settings[FORMULA]
     use_mast = w.settings[USE_MAST] == 1

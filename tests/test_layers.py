@@ -169,6 +169,14 @@ def test_the_cycle_finder_finds_a_cycle_and_the_layer_rule_an_upward_arrow():
     assert "search.evaluator" in GRAPH["nets.shipped"]  # nets sits above search: its arrow points down
 
 
+def test_the_command_line_loads_no_study_machinery_until_a_study_runs():
+    """`sparring play`, `demo` and `--help` import tuner.cli: Optuna, SQLAlchemy and matplotlib (0.8 s) wait for a
+    study (tuner.study imports its modules on first use)."""
+    code = "import json, sys, tuner.cli; print(json.dumps(sorted(sys.modules)))"
+    loaded = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
+    assert [m for m in ("optuna", "sqlalchemy", "matplotlib", "torch") if m in loaded] == []
+
+
 @pytest.mark.parametrize("package", ["games", "search", "tuner", "tuner.strategies"])
 def test_importing_a_layer_loads_nothing_above_it_and_no_torch(package):
     """What the static rule cannot see: what importing a package actually loads (pycma and torch are paid for on

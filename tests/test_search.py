@@ -212,6 +212,8 @@ def test_a_copied_subtree_keeps_every_node_its_amaf_rows_and_the_mast_tables():
     kids = range(src.first_child[0], src.first_child[0] + src.n_children[0])
     top = max(kids, key=lambda c: src.visits[c])
     dst = new_tree(C4.num_distinct_actions(), src.visits.shape[0], amaf_rows=src.amaf_value.shape[0])
+    for field in dst:  # a reused tree holds an old search: every field the copy leaves must be written anew
+        field[...] = 7
     copied = copy_subtree(src, dst, top)
     pairs, seen = [(top, 0)], 0
     while pairs:
@@ -225,6 +227,8 @@ def test_a_copied_subtree_keeps_every_node_its_amaf_rows_and_the_mast_tables():
             assert np.array_equal(dst.amaf_visits[dst.amaf_row[d]], src.amaf_visits[src.amaf_row[s]])
         pairs += [(src.first_child[s] + k, dst.first_child[d] + k) for k in range(src.n_children[s])]
     assert seen == copied > 1 and src.amaf_row[top] >= 0 and src.amaf_visits[src.amaf_row[top], 1].any()
+    rows = int((dst.amaf_row[:copied] >= 0).sum())
+    assert dst.meta.tolist() == [0, copied, rows, 0] and rows > 1  # root, next free node and row, not full
     assert np.array_equal(dst.mast_value, src.mast_value) and np.array_equal(dst.mast_visits, src.mast_visits)
     assert src.mast_visits[1].any()
 
