@@ -157,7 +157,6 @@ class Pentago(Game):
     own_moves = 7  # measured: SP self-play at 1000 simulations lasts 13.1 plies on average (20 games; random: 28.3)
     intra_moves = 18  # one player's share of the longest game
     evaluations = {}  # none in the papers
-    drawn = False  # a move is a square and a turn: the page lists the moves (clicking a square cannot say which turn)
 
     def planes(self, s):
         return bitboard_planes(s, N, N)

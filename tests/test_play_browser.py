@@ -136,6 +136,21 @@ def test_a_piece_moves_by_two_clicks(server, game):
         browser.close()
 
 
+def test_pentago_moves_by_a_square_then_a_quadrant_s_turn(server):
+    with playwright.sync_playwright() as p:
+        browser, page = _open(p, server, "pentago", "mcts1")
+        assert page.locator("#board .turn").count() == 0
+        page.locator('#board .legal[data-row="1"][data-col="1"]').click()  # b2: the square of the marble...
+        turns = page.locator("#board .turn")
+        assert turns.count() == 8 and turns.first.text_content() == "b2s: turn top-left, anticlockwise"
+        assert page.locator("#status").text_content().startswith("Now choose which quadrant turns")
+        turns.nth(3).click()  # ...then b2v: the top-right quadrant clockwise
+        _settled(page)
+        state = page.evaluate("() => fetch('/api/state').then((r) => r.json())")
+        assert state["plies"] == 2 and state["board"][1][1] == 1  # b2, a quadrant's centre, stays put in any turn
+        browser.close()
+
+
 @pytest.mark.parametrize(
     "game, rows, cols",
     [
@@ -143,6 +158,7 @@ def test_a_piece_moves_by_two_clicks(server, game):
         ("othello6", "123456", "abcdef"),
         ("breakthrough", "87654321", "abcdefgh"),
         ("knightthrough", "87654321", "abcdefgh"),
+        ("pentago", "123456", "abcdef"),
     ],
 )
 def test_every_board_shows_the_coordinates_its_moves_are_written_in(server, game, rows, cols):

@@ -11,6 +11,7 @@ const COLOURS = {  // per game: board, and the pieces of player 0 and player 1, 
   othello6: { board: "#2e7d32", pieces: ["#212121", "#fafafa"], names: ["black", "white"] },
   breakthrough: { squares: ["#eeeed2", "#769656"], pieces: ["#212121", "#fafafa"], names: ["black", "white"] },
   knightthrough: { squares: ["#eeeed2", "#769656"], pieces: ["#fafafa", "#212121"], names: ["white", "black"] },
+  pentago: { board: "#a1887f", empty: "#d7ccc8", pieces: ["#212121", "#fafafa"], names: ["black", "white"] },
 };
 const LIGHT = "#fafafa";  // the light pieces, outlined in grey
 // The games whose move takes a piece from one square to another (two clicks), and how their pieces move
@@ -20,10 +21,14 @@ const STEPS = {
   knightthrough: "a knight jumps forward, two rows and one column or one row and two columns, onto an empty " +
     "square or an opposing knight, which it captures.",
 };
+// Pentago: a move's last letter names the quadrant that turns and which way (games/pentago.py)
+const TURNS = { s: "top-left, anticlockwise", t: "top-left, clockwise", u: "top-right, anticlockwise",
+  v: "top-right, clockwise", w: "bottom-right, anticlockwise", x: "bottom-right, clockwise",
+  y: "bottom-left, anticlockwise", z: "bottom-left, clockwise" };
 const PLAYERS = ["the first player", "the second player"];  // a game without a board of pieces: who is who
 let options = null;
 let view = null;
-let selected = null;  // a game of STEPS: the square of the piece chosen to move
+let selected = null;  // a game of STEPS: the square of the piece chosen to move; Pentago: the marble's square
 let busy = false;
 
 async function api(path, body) {
@@ -99,6 +104,12 @@ function refusal(row, col) {
 function click(row, col) {
   if (!view || busy) return;
   const moves = view.human_to_move ? movesAt(row, col) : [];
+  if (moves.length > 1) {  // Pentago: the marble's square, then which quadrant turns (buttons below the board)
+    selected = same(selected, [row, col]) ? null : [row, col];
+    $("error").textContent = "";
+    draw();
+    return;
+  }
   const why = moves.length === 1 ? null : refusal(row, col);
   $("error").textContent = why || "";
   if (moves.length === 1) {
@@ -167,7 +178,7 @@ function drawBoard() {
           stroke: colours.pieces[piece - 1] === LIGHT ? "#9e9e9e" : "#000" }, grid);
         if (STEPS[game] && sources.some((s) => same(s, [r, c]))) disc.classList.add("mine");
         if (same(selected, [r, c])) disc.classList.add("selected");
-      } else if (game === "connect4") {
+      } else if (game === "connect4" || game === "pentago") {
         node("circle", { cx, cy, r: CELL * 0.4, fill: colours.empty, class: "hole" + (last ? " last" : "") }, grid);
       } else if (last) {
         node("circle", { cx, cy, r: CELL * 0.1, fill: "none", class: "last" }, grid);
@@ -177,6 +188,7 @@ function drawBoard() {
           fill: game === "connect4" ? colours.pieces[view.human] : "rgba(0, 0, 0, 0.35)",
           "fill-opacity": game === "connect4" ? 0.25 : 1, "data-row": r, "data-col": c }, grid);
         if (STEPS[game]) mark.classList.add("target");
+        if (game === "pentago" && same(selected, [r, c])) mark.classList.add("selected");
       }
       square.addEventListener("click", () => click(r, c));
     }
@@ -185,7 +197,20 @@ function drawBoard() {
     const r = Math.floor(element.getAttribute("cy") / CELL), c = Math.floor(element.getAttribute("cx") / CELL);
     element.addEventListener("click", () => click(r, c));
   }
-  $("board").replaceChildren(svg);
+  if (game === "pentago") {  // the quadrants' edges
+    node("line", { x1: cols * CELL / 2, y1: 0, x2: cols * CELL / 2, y2: rows * CELL, class: "quadrant" }, grid);
+    node("line", { x1: 0, y1: rows * CELL / 2, x2: cols * CELL, y2: rows * CELL / 2, class: "quadrant" }, grid);
+  }
+  const turns = document.createElement("div");
+  turns.className = "choices";
+  for (const m of game === "pentago" && selected ? view.legal.filter((m) => same(m.to, selected)) : []) {
+    const button = document.createElement("button");
+    button.textContent = `${m.text}: turn ${TURNS[m.text.slice(-1)]}`;
+    button.className = "choice turn";
+    button.addEventListener("click", () => { if (!busy) request("/api/move", { move: m.action }, "Thinking..."); });
+    turns.appendChild(button);
+  }
+  $("board").replaceChildren(svg, turns);
 }
 
 function drawChart() {
@@ -247,7 +272,9 @@ function draw() {
       " Start a new game to play again.";
   }
   else if (view.human_to_move && view.board === null) status = `Your move: you are ${you}. Choose a move below.`;
-  else if (view.human_to_move) status = selected ? "Now click where it goes." : `Your move: you are ${you}.`;
+  else if (view.human_to_move && selected) {
+    status = view.game === "pentago" ? "Now choose which quadrant turns, below the board." : "Now click where it goes.";
+  } else if (view.human_to_move) status = `Your move: you are ${you}.`;
   else status = "Thinking...";
   $("status").textContent = status;
   $("strength").textContent = view.level_text;
