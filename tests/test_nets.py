@@ -122,6 +122,38 @@ def test_zero_dropout_row_is_bitwise_clean_whatever_the_others():
         assert not torch.equal(logits[row], clean_logits[row]) and not torch.equal(value[row], clean_value[row])
 
 
+def test_dropout_falls_on_the_inputs_of_the_heads_fully_connected_layers_and_nowhere_else():
+    """[AlphaDDA Fig. 2]: every fully connected layer of both heads takes dropout on its input (about half of it
+    zeroed at p = 0.5, the rest scaled by 2); every convolution sees exactly what it sees undamaged."""
+    net = tiny()
+    x = planes("connect4", 64)
+    seen = {}
+    hooks = [
+        m.register_forward_pre_hook(lambda m, args, name=name: seen.setdefault(name, []).append(args[0].clone()))
+        for name, m in net.named_modules()
+        if isinstance(m, (torch.nn.Linear, torch.nn.Conv2d))
+    ]
+    with torch.inference_mode():
+        net(x)
+        net(x, torch.full((64,), 0.5), torch.arange(64))
+    for h in hooks:
+        h.remove()
+    linear = {n for n, m in net.named_modules() if isinstance(m, torch.nn.Linear)}
+    assert linear == {"policy_fc", "value_fc1", "value_fc2"}
+    for name, (clean, damaged) in seen.items():
+        if name not in linear:
+            assert torch.equal(clean, damaged), name
+        elif name == "value_fc2":  # its input comes through value_fc1, damaged upstream: only the share kept
+            kept = (damaged != 0).float().mean() / (clean != 0).float().mean()
+            assert 0.4 < kept.item() < 0.6, (name, kept)
+        else:
+            live = clean != 0  # units that dropout can zero (ReLU already zeroed the others)
+            dropped = (damaged[live] == 0).float().mean().item()
+            assert 0.4 < dropped < 0.6, (name, dropped)
+            kept = live & (damaged != 0)
+            assert torch.allclose(damaged[kept], 2 * clean[kept]), name
+
+
 def test_rows_are_damaged_independently():
     net = tiny()
     x = planes("connect4", 1).expand(4, -1, -1, -1)  # one position four times
