@@ -79,6 +79,18 @@ def test_lsi_finds_the_best_pair_and_commits_to_it_after_its_budget():
     assert len(set(chosen[-1500:])) == 1 and list(chosen[-1]) == strategy.recommend().tolist() == best
 
 
+def test_lsi_draws_its_candidates_uniformly_when_no_value_has_won_anything():
+    """Side information all 0 (every sample lost): each value equally likely, not always the last one."""
+    space = Space([Param(f"p{i}", tuple(range(5)), 0.0, 4.0, 0.0) for i in range(2)])
+    strategy = Strategy(space, "lsi", seed=4, budget=400)  # 300 samples of side information, k = 20 draws
+    for _ in range(300):
+        strategy.tell(strategy.ask(), 0.0)
+    drawn = strategy.arrays["candidates"][: lsi_progress(strategy.compiled)[1]]
+    assert len(drawn) >= 12  # 20 draws of 25 pairs: about 14 distinct (always the last value: one)
+    for i in range(2):
+        assert len(set(drawn[:, i].tolist())) == 5
+
+
 @njit(error_model="numpy")
 def lsi_progress(st):
     """LSI's phase, candidates in the race and evaluation budget, read from its compiled state."""

@@ -168,8 +168,8 @@ def update(st, x, reward, rng):
 @kernel(inline="always")
 def draw_candidates(st, cand, rng):
     """End of the side-information phase: draw k combinations, value by value in proportion to each
-    value's mean reward (0.5 while unsampled), keep the distinct ones, and start sequential halving.
-    cand is scratch."""
+    value's mean reward (0.5 while unsampled; uniformly where every value's mean is 0), keep the distinct ones,
+    and start sequential halving. cand is scratch."""
     alive = 0
     for _ in range(st.candidates.shape[0]):
         for i in range(cand.shape[0]):
@@ -177,7 +177,11 @@ def draw_candidates(st, cand, rng):
             for v in range(st.sizes[i]):
                 n = st.value_n[i, v]
                 weights_total += st.value_s[i, v] / n if n > 0 else 0.5
-            r = uniform(rng) * weights_total
+            u = uniform(rng)
+            if weights_total == 0.0:  # no value has won anything: no reason to prefer one
+                cand[i] = min(np.int64(u * st.sizes[i]), st.sizes[i] - 1)
+                continue
+            r = u * weights_total
             cand[i] = st.sizes[i] - 1
             picked = False
             for v in range(st.sizes[i]):
