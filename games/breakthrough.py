@@ -15,7 +15,14 @@ import numpy as np
 from games.bits import lowest_bit_index
 from games.game import Game, bitboard_planes
 from games.jit import kernel
-from games.kernels import GameKernels, encode_planes, status_terminal, status_to_move, status_winner
+from games.kernels import (
+    GameKernels,
+    encode_planes,
+    race_move,
+    status_terminal,
+    status_to_move,
+    status_winner,
+)
 
 N = 8
 _U1 = np.uint64(1)
@@ -61,18 +68,8 @@ def legal(s, out):
 
 @kernel
 def apply(s, action):
-    p = s[2]
-    q = _U1 - p
-    d = (action // 2) % 6
     frm = action // 12
-    to = frm + _OFFSET[d]
-    to_bit = _U1 << np.uint64(to)
-    s[p] ^= (_U1 << np.uint64(frm)) | to_bit
-    s[q] &= ~to_bit
-    if to_bit & _GOAL[p] or s[q] == _ZERO:
-        s[3] = p + _U1
-    s[2] = q
-    s[4] += _U1
+    race_move(s, frm, frm + _OFFSET[(action // 2) % 6], _GOAL[s[2]])
 
 
 @kernel

@@ -37,6 +37,22 @@ def status_to_move(s):
 
 
 @kernel(inline="always")
+def race_move(s, frm, to, goal):
+    """Move the mover's piece on bit `frm` to bit `to` of a race game (Breakthrough, Knightthrough: pieces in s[0]
+    and s[1], then the shared layout and the plies), capturing what stands there; reaching a bit of `goal` (its far
+    row) or taking the last opposing piece wins."""
+    p = s[TO_MOVE]
+    q = np.uint64(1) - p
+    to_bit = np.uint64(1) << np.uint64(to)
+    s[p] ^= (np.uint64(1) << np.uint64(frm)) | to_bit
+    s[q] &= ~to_bit
+    if to_bit & goal or s[q] == np.uint64(0):
+        s[STATUS] = p + np.uint64(1)
+    s[TO_MOVE] = q
+    s[4] += np.uint64(1)
+
+
+@kernel(inline="always")
 def copy_into(src, dst):
     """dst[:] = src for 1-D arrays with len(src) >= len(dst), element by element and unchecked (every caller copies
     equal lengths): numba then builds no shape-mismatch error, whose string formatting compiled for 2.5 s in every

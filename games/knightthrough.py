@@ -16,11 +16,17 @@ import numpy as np
 from games.bits import lowest_bit_index
 from games.game import Game, bitboard_planes
 from games.jit import kernel
-from games.kernels import GameKernels, encode_planes, status_terminal, status_to_move, status_winner
+from games.kernels import (
+    GameKernels,
+    encode_planes,
+    race_move,
+    status_terminal,
+    status_to_move,
+    status_winner,
+)
 
 N = 8
 _U1 = np.uint64(1)
-_ZERO = np.uint64(0)
 _COLS = [np.uint64(sum(1 << (r * N + c) for r in range(N))) for c in range(N)]
 _RANKS = np.array([2, 2, 1, 1], dtype=np.int64)  # ranks forward per jump
 _FILES = np.array([-1, 1, -2, 2], dtype=np.int64)  # files sideways per jump
@@ -60,16 +66,8 @@ def legal(s, out):
 @kernel
 def apply(s, action):
     p = s[2]
-    q = _U1 - p
     frm = action // 4
-    to = frm + _OFFSET[4 * np.int64(p) + action % 4]
-    to_bit = _U1 << np.uint64(to)
-    s[p] ^= (_U1 << np.uint64(frm)) | to_bit
-    s[q] &= ~to_bit
-    if to_bit & _GOAL[p] or s[q] == _ZERO:
-        s[3] = p + _U1
-    s[2] = q
-    s[4] += _U1
+    race_move(s, frm, frm + _OFFSET[4 * np.int64(p) + action % 4], _GOAL[p])
 
 
 @kernel
