@@ -59,7 +59,7 @@ def test_a_lockstep_match_plays_the_games_of_a_sequential_one(tiny_net, opponent
     spec = f"az:net={tiny_net},simulations=40,t_opening=2,tau=3"
     if opponent == "playout":
         spec, opponent = "az:net=playout,simulations=40", "mcts:simulations=30"
-    other = spec.replace("40", "30") if opponent == "same" else opponent
+    other = spec.replace("simulations=40", "simulations=30") if opponent == "same" else opponent
     alone = play_match("connect4", spec, other, games=8, seed=5, concurrent=1)
     together = play_match("connect4", spec, other, games=8, seed=5, concurrent=8)
     split = play_match("connect4", spec, other, games=8, seed=5, concurrent=3, workers=2)
