@@ -1,9 +1,11 @@
 """Every experiment and benchmark script runs, as a module, at a tiny budget: none of them can rot."""
 
+import math
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -67,7 +69,8 @@ SCRIPTS = [
     ),
     (
         "experiments.online_dda",
-        ["shift", "--games", "1", "--configs", "alphadda1-ntbea", "--options", "simulations=4", "--out", "{tmp}"],
+        ["shift", "--games", "1", "--repeats", "2", "--configs", "alphadda1-ntbea", "--options", "simulations=4"]
+        + ["--out", "{tmp}"],
     ),
     ("benchmarks.outside", ["--simulations", "20", "--rounds", "1", "--json", "{tmp}/outside.json"]),
     (
@@ -186,20 +189,40 @@ def test_the_paper_findings_read_our_numbers():
     assert "P_drop 0.95: 1100 [1090, 1110]; Random held at 931" in text
 
 
-def test_settled_counts_the_games_until_the_trailing_score_stays_in_the_band():
-    """20 wins then draws: the 20-game window ending at game 20 + k scores 1 - k/40, in [0.35, 0.65] from k = 14,
-    so 34 games (then 27 windows in the band); all wins never settle, nor does a run that leaves the band at its end,
-    nor one that enters it too near the end to tell: 50 wins then 30 draws score (45 - n / 2) / 20 in the window
-    ending at game n, in the band from n = 64, 17 windows before the end (fewer than 20)."""
-    from experiments.online_dda import settled
+def test_online_dda_distance_from_fair_is_unbiased_and_pooled_over_opponents_by_hand():
+    """A 20-game block of 15 wins and 5 losses scores 0.75, its games' sample variance 3.75 / 19: the estimate of
+    (p - 1/2)^2 is 0.0625 - 3.75 / 380; 10 wins and 10 losses estimate a negative square, taken as 0 once pooled;
+    one agent beaten every game and one never: 0.5 (pooled as squares, a 0.0 and a 1.0 do not cancel)."""
+    from experiments.online_dda import distance, settled
 
-    assert settled([1.0] * 20 + [0.5] * 40) == 34
-    assert settled([0.0] * 20 + [0.5] * 40) == 34  # from below: k / 40 reaches 0.35 at k = 14
-    assert settled([1.0] * 60) is None
-    assert settled([0.5] * 40 + [1.0] * 20) is None
-    assert settled([0.5] * 45) == 20  # in the band from its first full window
-    assert settled([1.0] * 50 + [0.5] * 30) is None
-    assert settled([1.0] * 50 + [0.5] * 34) == 64  # with 21 windows in the band, it counts
+    def match(outcomes):
+        return {"games": [{"index": i, "outcome": o} for i, o in enumerate(outcomes)]}
+
+    three_to_one = [1.0] * 15 + [-1.0] * 5
+    assert distance({"a": match(three_to_one)}) == [pytest.approx(math.sqrt(0.0625 - 3.75 / 380))]
+    assert distance({"a": match([1.0, -1.0] * 10)}) == [0.0]
+    assert distance({"a": match([1.0] * 40), "b": match([-1.0] * 40)}) == [0.5, 0.5]
+    pooled = distance({"a": match(three_to_one), "b": match([1.0, -1.0] * 10)})
+    assert pooled == [pytest.approx(math.sqrt((0.0625 - 3.75 / 380 - 0.25 * 20 / 19 / 20) / 2))]
+    assert settled([0.3, 0.2, 0.1, 0.15, 0.05]) == 40  # every block from the third on is within 0.15
+    assert settled([0.1, 0.1]) == 0 and settled([0.1, 0.2]) is None
+
+
+def test_online_dda_shift_measures_pool_the_runs_by_hand():
+    """Two runs of 30 games a strength. Run A: 30 wins, then 10 losses and 20 draws; run B: 30 draws, then 10
+    losses, 10 draws, 10 wins. Before: (30 + 15) / 60; blocks after the jump: 0, (0.5 + 0.5) / 2, (0.5 + 1) / 2;
+    after 20 games: A 0.5, B 1.0, mean 0.75 +- 1.96 sd / sqrt(2); the last block is out of the band: never
+    re-balanced. With B's last block draws, the blocks are 0, 0.5, 0.5: re-balanced 10 games after the jump."""
+    from experiments.online_dda import shift_measures
+
+    a = {"scores": [1.0] * 30 + [0.0] * 10 + [0.5] * 20}
+    b = {"scores": [0.5] * 30 + [0.0] * 10 + [0.5] * 10 + [1.0] * 10}
+    m = shift_measures([a, b], 30)
+    assert (m["before"], m["blocks"], m["late"], m["rebalanced"]) == (0.75, [0.0, 0.5, 0.75], 0.75, None)
+    half = 1.96 * np.std([0.5, 1.0], ddof=1) / math.sqrt(2)
+    assert m["late_ci"] == [pytest.approx(0.75 - half), pytest.approx(0.75 + half)]
+    b["scores"][-10:] = [0.5] * 10
+    assert shift_measures([a, b], 30)["rebalanced"] == 10
 
 
 def test_d_metric_sums_win_loss_gaps_per_seat_over_the_last_games():
@@ -267,8 +290,9 @@ def test_online_dda_tables_resume_a_crashed_match_at_its_next_game(tmp_path, mon
 
 
 def test_online_dda_shift_resumes_a_crashed_config_at_its_next_game(tmp_path, monkeypatch):
-    """A shift run that dies in its fourth game (checkpointed after each) and is run again plays games 3-5 alone and
-    ends with the scores and the tuner of a run never stopped: the agent picked up where it was, not afresh."""
+    """A shift run that dies in the fourth game of its second run (checkpointed after each) and is run again plays
+    that run's games 3-5 alone and ends with the scores and the tuner of a run never stopped: the agent picked up
+    where it was, not afresh; the two runs were seeded apart (seed 2, then 4)."""
     import argparse
     import json
 
@@ -276,29 +300,36 @@ def test_online_dda_shift_resumes_a_crashed_config_at_its_next_game(tmp_path, mo
 
     monkeypatch.setattr(online_dda, "CHECKPOINT", 0)
     monkeypatch.setattr(online_dda, "report", lambda *_: None)
-    args = dict(game="connect4", games=3, seed=2, options="simulations=4", configs=["fixed-nmc"], weak=2, strong=40)
+    args = dict(
+        game="connect4", games=3, seed=2, options="simulations=4", configs=["fixed-nmc"], weak=2, strong=40, repeats=2
+    )
     play_game, played = online_dda.play_game, []
 
     def told(game, agent, person, seed, index):
-        if index == 3 and crash:
+        if (seed, index) == (4, 3) and crash:
             raise KeyboardInterrupt
         result = play_game(game, agent, person, seed, index)
-        played.append((index, json.dumps(agent.adjuster.state_dict(), sort_keys=True)))
+        played.append((seed, index, json.dumps(agent.adjuster.state_dict(), sort_keys=True)))
         return result
 
     monkeypatch.setattr(online_dda, "play_game", told)
     crash = False
     straight = online_dda.shift(argparse.Namespace(part="shift", **args), str(tmp_path / "straight.json"))
-    tuned, played[:] = played[-1][1], []
+    assert [s for s, *_ in played] == [2] * 6 + [4] * 6
+    tuned, played[:] = played[-1][2], []
     path, crash = str(tmp_path / "resumed.json"), True
     with pytest.raises(KeyboardInterrupt):
         online_dda.shift(argparse.Namespace(part="shift", **args), path)
     saved = online_dda.load(path, argparse.Namespace(**args))
-    assert len(saved["running"]["fixed-nmc"]["scores"]) == 3 and saved["running"]["fixed-nmc"]["state"] is not None
+    running = saved["running"]["fixed-nmc"]
+    assert (running["run"], len(running["scores"])) == (1, 3) and running["state"] is not None
+    assert len(saved["configs"]["fixed-nmc"]["runs"]) == 1
     played[:], crash = [], False
     resumed = online_dda.shift(argparse.Namespace(part="shift", **args), path)
-    assert [i for i, _ in played] == [3, 4, 5] and played[-1][1] == tuned and resumed["running"] == {}
-    assert resumed["configs"]["fixed-nmc"]["scores"] == straight["configs"]["fixed-nmc"]["scores"]
+    assert [(s, i) for s, i, _ in played] == [(4, 3), (4, 4), (4, 5)] and played[-1][2] == tuned
+    assert resumed["running"] == {}
+    runs = [[(r["seed"], r["scores"]) for r in out["configs"]["fixed-nmc"]["runs"]] for out in (straight, resumed)]
+    assert runs[0] == runs[1]
 
 
 def test_samplers_are_compared_with_tpe_seed_by_seed():
