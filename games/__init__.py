@@ -14,6 +14,7 @@ from importlib.metadata import entry_points
 
 from games.breakthrough import Breakthrough
 from games.connect4 import Connect4
+from games.connect5 import Connect5
 from games.game import TERMINAL_PLAYER, Game, Outcome, State
 from games.kernels import GameKernels
 from games.knightthrough import Knightthrough
@@ -30,6 +31,7 @@ _REGISTRY = {
     "breakthrough": Breakthrough,
     "pentago": Pentago,
     "knightthrough": Knightthrough,
+    "connect5": Connect5,
 }
 _LOADED: dict[str, Game] = {}
 ENTRY_POINTS = "sparring.games"  # another package's game: an entry point naming a callable that returns it

@@ -151,6 +151,23 @@ def bitboard_planes(s: np.ndarray, rows: int, cols: int) -> tuple[np.ndarray, np
     return tuple(((s[p] >> bits) & np.uint64(1)).astype(bool) for p in (0, 1))
 
 
+def square_symmetries(n: int, extra: int = 0) -> list[tuple[callable, np.ndarray]]:
+    """`Game.symmetry_maps` of a game on an n x n board whose actions are its squares (row * n + column), then
+    `extra` actions that no symmetry moves (Othello's pass): the four turns, each with and without a mirror."""
+    squares = np.arange(n * n).reshape(n, n)
+    maps = []
+    for flip in (False, True):
+        for k in range(4):
+
+            def transform(x, k=k, flip=flip):
+                return np.rot90(x[..., ::-1] if flip else x, k, axes=(-2, -1))
+
+            perm = np.arange(n * n + extra)
+            perm[transform(squares).ravel()] = np.arange(n * n)
+            maps.append((transform, perm))
+    return maps
+
+
 def _inverse(perm: np.ndarray) -> np.ndarray:
     inv = np.empty_like(perm)
     inv[perm] = np.arange(len(perm))

@@ -11,7 +11,7 @@ status (games.kernels), legal-move mask of the player to move, plies].
 import numpy as np
 
 from games.bits import lowest_bit_index, popcount
-from games.game import Evaluation, Game
+from games.game import Evaluation, Game, square_symmetries
 from games.jit import kernel
 from games.kernels import GameKernels, encode_planes, status_terminal, status_to_move, status_winner
 
@@ -273,18 +273,4 @@ class Othello(Game):
         raise ValueError(f"bad {self.name} action {text!r}: write a square a1-{cols[-1]}{n} or 'pass'")
 
     def symmetry_maps(self):
-        n = self.size
-        squares = np.arange(n * n).reshape(n, n)
-        maps = []
-        for flip in (False, True):
-            for k in range(4):
-
-                def transform(x, k=k, flip=flip):
-                    y = x[..., ::-1] if flip else x
-                    return np.rot90(y, k, axes=(-2, -1))
-
-                perm = np.empty(n * n + 1, dtype=np.int64)
-                perm[transform(squares).ravel()] = np.arange(n * n)
-                perm[n * n] = n * n
-                maps.append((transform, perm))
-        return maps
+        return square_symmetries(self.size, extra=1)

@@ -24,6 +24,7 @@ Our choices where neither the paper nor that code decides:
   are 8 per square (a marble and a quadrant's turn, games/pentago.py).
 - knightthrough (not in the paper): 5 blocks like Breakthrough, and a 4-filter policy convolution: its 256 actions
   are 4 per square (a knight's forward jumps, games/knightthrough.py).
+- connect5 (not in the paper): 5 blocks like 8x8 Othello and its heads: its 64 actions are the squares.
 - `small` keeps the paper's heads and block counts and narrows the body to 32 filters, so a
   dropout probability damages the same number of head units as in the paper. Why 32: on this
   machine kind (2 cores) a 64-filter body forwards about 7k Connect4 positions/s at batch 256 and a
@@ -96,7 +97,15 @@ class Arch:
 
 
 def _sizes() -> dict[str, dict[str, dict[str, int]]]:
-    paper_blocks = {"connect4": 3, "othello6": 3, "othello": 5, "breakthrough": 5, "pentago": 3, "knightthrough": 5}
+    paper_blocks = {
+        "connect4": 3,
+        "othello6": 3,
+        "othello": 5,
+        "breakthrough": 5,
+        "pentago": 3,
+        "knightthrough": 5,
+        "connect5": 5,
+    }
     policy_filters = {"breakthrough": 12, "pentago": 8, "knightthrough": 4}
     out = {}
     for game, blocks in paper_blocks.items():

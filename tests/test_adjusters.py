@@ -113,8 +113,10 @@ def test_a_dda_key_without_its_adjuster_and_two_adjusters_are_one_line_errors():
 def test_a_dsa_key_its_adjuster_does_not_read_and_a_dz_that_never_cools_are_one_line_errors():
     cases = {
         "mcts:dz_min=0.1": "dz_min sets Wu's adjustment: use dsa=inter|both",
-        "mcts:dsa=intra,dz_decay=0.5": "dz_decay sets Wu's adjustment, which dsa=intra does not read: use dsa=inter|both",
-        "mcts:dsa=fixed,dz=0.2,dsa_eps=0.2": "dz, dsa_eps set Wu's adjustment, which dsa=fixed does not read: use dsa=intra|both",
+        "mcts:dsa=intra,dz_decay=0.5": "dz_decay sets Wu's adjustment, which dsa=intra does not read: use "
+        "dsa=inter|both",
+        "mcts:dsa=fixed,dz=0.2,dsa_eps=0.2": "dz, dsa_eps set Wu's adjustment, which dsa=fixed does not read: use "
+        "dsa=intra|both",
         "mcts:dsa=both,dz_grow=1.5,dz_decay=0.7": "dz_grow=1.5 with dz_decay=0.7 never cools dz",
     }
     for spec, message in cases.items():

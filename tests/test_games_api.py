@@ -23,8 +23,8 @@ def random_game(game, seed, stop_before_end=False):
 
 
 def test_names_and_unknown_game():
-    assert set(ALL) == {"connect4", "othello", "othello6", "breakthrough", "pentago", "knightthrough"}
-    known = "breakthrough, connect4, knightthrough, othello, othello6"
+    assert set(ALL) == {"connect4", "othello", "othello6", "breakthrough", "pentago", "knightthrough", "connect5"}
+    known = "breakthrough, connect4, connect5, knightthrough, othello, othello6"
     with pytest.raises(ValueError, match=f"unknown game 'chess'.*{known}"):
         games.load("chess")
 
@@ -34,7 +34,15 @@ def test_metadata(name):
     game = games.load(name)
     assert game.name == name
     assert game.num_players() == 2
-    actions = {"connect4": 7, "othello": 65, "othello6": 37, "breakthrough": 768, "pentago": 288, "knightthrough": 256}
+    actions = {
+        "connect4": 7,
+        "othello": 65,
+        "othello6": 37,
+        "breakthrough": 768,
+        "pentago": 288,
+        "knightthrough": 256,
+        "connect5": 64,
+    }
     expected = actions[name]
     assert game.num_distinct_actions() == expected
     assert games.load(name) is game
@@ -135,12 +143,12 @@ def test_encode_is_from_the_view_of_the_player_to_move(name):
 
 
 def pieces_on_board(state):
-    """Disc count known from the rules: one per Connect4 or Pentago move; Othello's four plus one per non-pass
-    move; Breakthrough's and Knightthrough's 32 less one per capture (Knightthrough's read off the board before
+    """Disc count known from the rules: one per Connect4, Connect 5 or Pentago move; Othello's four plus one per
+    non-pass move; Breakthrough's and Knightthrough's 32 less one per capture (Knightthrough's read off the board before
     each move: its actions carry no capture flag)."""
     moves = state.history()
     name = state.game.name
-    if name in ("connect4", "pentago"):
+    if name in ("connect4", "pentago", "connect5"):
         return len(moves)
     if name.startswith("othello"):
         return 4 + sum(a != state.game.pass_action for a in moves)
@@ -155,7 +163,15 @@ def pieces_on_board(state):
 
 @pytest.mark.parametrize(
     "name, count",
-    [("connect4", 2), ("othello", 8), ("othello6", 8), ("breakthrough", 2), ("pentago", 8), ("knightthrough", 2)],
+    [
+        ("connect4", 2),
+        ("othello", 8),
+        ("othello6", 8),
+        ("breakthrough", 2),
+        ("pentago", 8),
+        ("knightthrough", 2),
+        ("connect5", 8),
+    ],
 )
 def test_symmetries_form_a_group_of_the_expected_size(name, count):
     game = games.load(name)

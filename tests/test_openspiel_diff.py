@@ -15,7 +15,8 @@ from tests.othello_reference import NaiveOthello
 pytestmark = pytest.mark.openspiel
 
 GAMES = 1000
-PAIRS = [("connect4", "connect_four"), ("othello", "othello"), ("breakthrough", "breakthrough"), ("pentago", "pentago")]
+NAMED = [("othello", "othello"), ("breakthrough", "breakthrough"), ("pentago", "pentago")]  # OpenSpiel's names too
+PAIRS = [("connect4", "connect_four"), *NAMED, ("connect5", "mnk(m=8,n=8,k=5)")]
 
 
 @pytest.mark.parametrize("ours, theirs", PAIRS)
@@ -40,7 +41,7 @@ def test_random_games_match_openspiel(ours, theirs):
             ref.apply_action(action)
 
 
-@pytest.mark.parametrize("ours, theirs", PAIRS[1:])
+@pytest.mark.parametrize("ours, theirs", NAMED)
 def test_action_names_and_board_match_openspiel(ours, theirs):
     pyspiel = pytest.importorskip("pyspiel", reason="open_spiel is not installed (pip install -e '.[test]')")
     game, reference = games.load(ours), pyspiel.load_game(theirs)

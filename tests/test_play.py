@@ -632,10 +632,11 @@ class _Tty(io.StringIO):
 
 def test_the_page_s_coordinates_name_squares_as_the_moves_do_and_the_ending_is_shown():
     """Every legal move's text ends with its square's column and row labels; Connect4's vertical four in column 0
-    (moves 0 1 0 1 0 1 0) is the winning line, rows 2-5; a full Othello board counts every disc."""
+    (moves 0 1 0 1 0 1 0) is the winning line, rows 2-5; Connect 5's diagonal b2-f6 (x on b2 c3 d4 e5 f6, o on
+    the a-file between) is its five squares; a full Othello board counts every disc."""
     from tuner.play.web import coordinates, ending
 
-    for name in ("connect4", "othello6", "othello", "breakthrough", "knightthrough"):
+    for name in ("connect4", "othello6", "othello", "breakthrough", "knightthrough", "connect5"):
         game = games.load(name)
         state, labels = game.new_initial_state(), coordinates(game)
         for action in state.legal_actions():
@@ -647,6 +648,13 @@ def test_the_page_s_coordinates_name_squares_as_the_moves_do_and_the_ending_is_s
     p0, p1 = c4.planes()
     board = (p0.astype(int) + 2 * p1.astype(int)).tolist()
     assert ending(c4.game, board, c4.returns()) == {"cells": [[2, 0], [3, 0], [4, 0], [5, 0]], "count": None}
+    c5 = games.load("connect5").new_initial_state()
+    for name in ("b2", "a1", "c3", "a3", "d4", "a5", "e5", "a7", "f6"):
+        c5.apply_action(c5.string_to_action(name))
+    p0, p1 = c5.planes()
+    board = (p0.astype(int) + 2 * p1.astype(int)).tolist()
+    assert c5.returns() == [1.0, -1.0]
+    assert ending(c5.game, board, c5.returns())["cells"] == [[k, k] for k in range(1, 6)]
     full = [[1] * 6 for _ in range(4)] + [[2] * 6 for _ in range(2)]
     assert ending(games.load("othello6"), full, [1.0, -1.0])["count"] == [24, 12]
 

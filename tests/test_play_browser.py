@@ -151,6 +151,18 @@ def test_pentago_moves_by_a_square_then_a_quadrant_s_turn(server):
         browser.close()
 
 
+def test_connect5_marks_the_square_clicked(server):
+    with playwright.sync_playwright() as p:
+        browser, page = _open(p, server, "connect5", "mcts1")
+        assert page.locator("#board .legal").count() == 64
+        page.locator('#board .legal[data-row="3"][data-col="3"]').click()  # d4
+        _settled(page)
+        state = page.evaluate("() => fetch('/api/state').then((r) => r.json())")
+        assert state["plies"] == 2 and state["board"][3][3] == 1
+        assert page.locator("#board .piece").count() == 2
+        browser.close()
+
+
 @pytest.mark.parametrize(
     "game, rows, cols",
     [
@@ -159,6 +171,7 @@ def test_pentago_moves_by_a_square_then_a_quadrant_s_turn(server):
         ("breakthrough", "87654321", "abcdefgh"),
         ("knightthrough", "87654321", "abcdefgh"),
         ("pentago", "123456", "abcdef"),
+        ("connect5", "12345678", "abcdefgh"),
     ],
 )
 def test_every_board_shows_the_coordinates_its_moves_are_written_in(server, game, rows, cols):

@@ -59,8 +59,10 @@ DSA_KEYS = {
         "z step: inter 0.375 at the start, intra dZ 0.1 (the paper's defaults); both: inter's (intra keeps 0.1)",
     ),
     "dz_decay": Key(
-        number(0, 1), None, "inter: dz is multiplied by this after every game (0.95); with dz_grow, after a result "
-        "unlike the last decisive one (0.5)"
+        number(0, 1),
+        None,
+        "inter: dz is multiplied by this after every game (0.95); with dz_grow, after a result "
+        "unlike the last decisive one (0.5)",
     ),
     "dz_min": Key(number(), 0.03, "inter: dz never falls below this"),
     "dz_grow": Key(

@@ -114,6 +114,7 @@ def _finite(strength: dict) -> dict:
 
 
 FAR_ROWS = {"breakthrough": (-1, 0), "knightthrough": (0, -1)}  # the row each player races to (-1: the last)
+LINES = {"connect4": 4, "connect5": 5, "pentago": 5}  # the games won by a line, and its length
 
 
 def coordinates(game) -> dict | None:
@@ -132,15 +133,15 @@ def coordinates(game) -> dict | None:
 
 
 def ending(game, board: list[list[int]], returns) -> dict:
-    """How the game ended, to show it: Connect4's winning line, Breakthrough's or Knightthrough's pieces on the
-    far row (the squares to mark), Othello's final count of discs."""
+    """How the game ended, to show it: the winning line of Connect4, Connect 5 or Pentago, Breakthrough's or
+    Knightthrough's pieces on the far row (the squares to mark), Othello's final count of discs."""
     cells, count = [], None
     winner = None if returns[0] == returns[1] else (1 if returns[0] > returns[1] else 2)
     rows, cols = len(board), len(board[0])
-    if game.name == "connect4" and winner:
+    if game.name in LINES and winner:
         for r, c in itertools.product(range(rows), range(cols)):
             for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
-                line = [(r + k * dr, c + k * dc) for k in range(4)]
+                line = [(r + k * dr, c + k * dc) for k in range(LINES[game.name])]
                 if all(0 <= y < rows and 0 <= x < cols and board[y][x] == winner for y, x in line):
                     cells += [list(cell) for cell in line if list(cell) not in cells]
     elif game.name in FAR_ROWS and winner:

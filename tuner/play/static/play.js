@@ -12,6 +12,7 @@ const COLOURS = {  // per game: board, and the pieces of player 0 and player 1, 
   breakthrough: { squares: ["#eeeed2", "#769656"], pieces: ["#212121", "#fafafa"], names: ["black", "white"] },
   knightthrough: { squares: ["#eeeed2", "#769656"], pieces: ["#fafafa", "#212121"], names: ["white", "black"] },
   pentago: { board: "#a1887f", empty: "#d7ccc8", pieces: ["#212121", "#fafafa"], names: ["black", "white"] },
+  connect5: { board: "#deb887", pieces: ["#212121", "#fafafa"], names: ["black", "white"] },
 };
 const LIGHT = "#fafafa";  // the light pieces, outlined in grey
 // The games whose move takes a piece from one square to another (two clicks), and how their pieces move
@@ -166,7 +167,7 @@ function drawBoard() {
       const x = c * CELL, y = r * CELL, cx = x + CELL / 2, cy = y + CELL / 2;
       const square = node("rect", { x, y, width: CELL, height: CELL, class: "cell", "data-row": r, "data-col": c,
         fill: colours.squares ? colours.squares[(r + c) % 2] : "transparent",
-        stroke: game.startsWith("othello") ? "#1b5e20" : "none" }, grid);
+        stroke: game.startsWith("othello") ? "#1b5e20" : game === "connect5" ? "#8d6e63" : "none" }, grid);
       const piece = board[r][c];
       const last = view.last && (same(view.last.to, [r, c]) || same(view.last.from, [r, c]));
       const legal = STEPS[game]
