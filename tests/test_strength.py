@@ -102,7 +102,9 @@ def test_inter_game_sign_rule_follows_a_stronger_opponent_where_wus_schedule_can
         for _ in range(10):
             adj.game_over([-1.0, 1.0], player=0)
         adj.rise = adj.z - before
-    assert wu.rise == pytest.approx(0.3) and follow.rise == pytest.approx(0.03 * (2 + sum(1.5**k for k in range(1, 7))) + 0.75)
+    assert wu.rise == pytest.approx(0.3) and follow.rise == pytest.approx(
+        0.03 * (2 + sum(1.5**k for k in range(1, 7))) + 0.75
+    )
 
 
 def test_intra_game_eq_18_by_hand():
