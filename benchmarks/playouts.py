@@ -21,6 +21,7 @@ OPENSPIEL_NAMES = {
     "othello": "othello",
     "breakthrough": "breakthrough",
     "pentago": "pentago",
+    "connect5": "mnk(m=8,n=8,k=5)",
 }
 
 
