@@ -21,6 +21,7 @@ from games.knightthrough import Knightthrough
 from games.othello import Othello
 from games.outside import OutsideGame
 from games.pentago import Pentago
+from games.tictactoe3d import TicTacToe3D
 
 __all__ = ["Game", "GameKernels", "Outcome", "State", "TERMINAL_PLAYER", "load", "names"]
 
@@ -32,6 +33,7 @@ _REGISTRY = {
     "pentago": Pentago,
     "knightthrough": Knightthrough,
     "connect5": Connect5,
+    "tictactoe3d": TicTacToe3D,
 }
 _LOADED: dict[str, Game] = {}
 ENTRY_POINTS = "sparring.games"  # another package's game: an entry point naming a callable that returns it

@@ -25,6 +25,8 @@ Our choices where neither the paper nor that code decides:
 - knightthrough (not in the paper): 5 blocks like Breakthrough, and a 4-filter policy convolution: its 256 actions
   are 4 per square (a knight's forward jumps, games/knightthrough.py).
 - connect5 (not in the paper): 5 blocks like 8x8 Othello and its heads: its 64 actions are the squares.
+- tictactoe3d (not in the paper): 3 blocks like 6x6 Othello on its planes (the cube's four 4x4 levels side by side,
+  which a 3x3 convolution sees only within a level and across a level's edge), the squares its 64 actions.
 - `small` keeps the paper's heads and block counts and narrows the body to 32 filters, so a
   dropout probability damages the same number of head units as in the paper. Why 32: on this
   machine kind (2 cores) a 64-filter body forwards about 7k Connect4 positions/s at batch 256 and a
@@ -105,6 +107,7 @@ def _sizes() -> dict[str, dict[str, dict[str, int]]]:
         "pentago": 3,
         "knightthrough": 5,
         "connect5": 5,
+        "tictactoe3d": 3,
     }
     policy_filters = {"breakthrough": 12, "pentago": 8, "knightthrough": 4}
     out = {}

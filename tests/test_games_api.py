@@ -23,7 +23,16 @@ def random_game(game, seed, stop_before_end=False):
 
 
 def test_names_and_unknown_game():
-    assert set(ALL) == {"connect4", "othello", "othello6", "breakthrough", "pentago", "knightthrough", "connect5"}
+    assert set(ALL) == {
+        "connect4",
+        "othello",
+        "othello6",
+        "breakthrough",
+        "pentago",
+        "knightthrough",
+        "connect5",
+        "tictactoe3d",
+    }
     known = "breakthrough, connect4, connect5, knightthrough, othello, othello6"
     with pytest.raises(ValueError, match=f"unknown game 'chess'.*{known}"):
         games.load("chess")
@@ -42,6 +51,7 @@ def test_metadata(name):
         "pentago": 288,
         "knightthrough": 256,
         "connect5": 64,
+        "tictactoe3d": 64,
     }
     expected = actions[name]
     assert game.num_distinct_actions() == expected
@@ -143,12 +153,12 @@ def test_encode_is_from_the_view_of_the_player_to_move(name):
 
 
 def pieces_on_board(state):
-    """Disc count known from the rules: one per Connect4, Connect 5 or Pentago move; Othello's four plus one per
-    non-pass move; Breakthrough's and Knightthrough's 32 less one per capture (Knightthrough's read off the board before
-    each move: its actions carry no capture flag)."""
+    """Disc count known from the rules: one per Connect4, Connect 5, Pentago or 3D Tic-Tac-Toe move; Othello's four
+    plus one per non-pass move; Breakthrough's and Knightthrough's 32 less one per capture (Knightthrough's read off
+    the board before each move: its actions carry no capture flag)."""
     moves = state.history()
     name = state.game.name
-    if name in ("connect4", "pentago", "connect5"):
+    if name in ("connect4", "pentago", "connect5", "tictactoe3d"):
         return len(moves)
     if name.startswith("othello"):
         return 4 + sum(a != state.game.pass_action for a in moves)
@@ -171,6 +181,7 @@ def pieces_on_board(state):
         ("pentago", 8),
         ("knightthrough", 2),
         ("connect5", 8),
+        ("tictactoe3d", 48),
     ],
 )
 def test_symmetries_form_a_group_of_the_expected_size(name, count):

@@ -172,6 +172,7 @@ def test_connect5_marks_the_square_clicked(server):
         ("knightthrough", "87654321", "abcdefgh"),
         ("pentago", "123456", "abcdef"),
         ("connect5", "12345678", "abcdefgh"),
+        ("tictactoe3d", "1234", "abcdefghijklmnop"),
     ],
 )
 def test_every_board_shows_the_coordinates_its_moves_are_written_in(server, game, rows, cols):

@@ -13,6 +13,7 @@ const COLOURS = {  // per game: board, and the pieces of player 0 and player 1, 
   knightthrough: { squares: ["#eeeed2", "#769656"], pieces: ["#fafafa", "#212121"], names: ["white", "black"] },
   pentago: { board: "#a1887f", empty: "#d7ccc8", pieces: ["#212121", "#fafafa"], names: ["black", "white"] },
   connect5: { board: "#deb887", pieces: ["#212121", "#fafafa"], names: ["black", "white"] },
+  tictactoe3d: { board: "#eceff1", pieces: ["#e53935", "#1e88e5"], names: ["red", "blue"] },
 };
 const LIGHT = "#fafafa";  // the light pieces, outlined in grey
 // The games whose move takes a piece from one square to another (two clicks), and how their pieces move
@@ -167,7 +168,8 @@ function drawBoard() {
       const x = c * CELL, y = r * CELL, cx = x + CELL / 2, cy = y + CELL / 2;
       const square = node("rect", { x, y, width: CELL, height: CELL, class: "cell", "data-row": r, "data-col": c,
         fill: colours.squares ? colours.squares[(r + c) % 2] : "transparent",
-        stroke: game.startsWith("othello") ? "#1b5e20" : game === "connect5" ? "#8d6e63" : "none" }, grid);
+        stroke: game.startsWith("othello") ? "#1b5e20" : game === "connect5" ? "#8d6e63" :
+          game === "tictactoe3d" ? "#90a4ae" : "none" }, grid);
       const piece = board[r][c];
       const last = view.last && (same(view.last.to, [r, c]) || same(view.last.from, [r, c]));
       const legal = STEPS[game]
@@ -201,6 +203,9 @@ function drawBoard() {
   if (game === "pentago") {  // the quadrants' edges
     node("line", { x1: cols * CELL / 2, y1: 0, x2: cols * CELL / 2, y2: rows * CELL, class: "quadrant" }, grid);
     node("line", { x1: 0, y1: rows * CELL / 2, x2: cols * CELL, y2: rows * CELL / 2, class: "quadrant" }, grid);
+  }
+  if (game === "tictactoe3d") {  // the cube's four levels, side by side
+    for (let z = 1; z < 4; z++) node("line", { x1: z * 4 * CELL, y1: 0, x2: z * 4 * CELL, y2: rows * CELL, class: "quadrant" }, grid);
   }
   const turns = document.createElement("div");
   turns.className = "choices";
