@@ -21,6 +21,7 @@ from games.knightthrough import Knightthrough
 from games.othello import Othello
 from games.outside import OutsideGame
 from games.pentago import Pentago
+from games.sheepandwolf import SheepAndWolf
 from games.tictactoe3d import TicTacToe3D
 
 __all__ = ["Game", "GameKernels", "Outcome", "State", "TERMINAL_PLAYER", "load", "names"]
@@ -34,6 +35,7 @@ _REGISTRY = {
     "knightthrough": Knightthrough,
     "connect5": Connect5,
     "tictactoe3d": TicTacToe3D,
+    "sheepandwolf": SheepAndWolf,
 }
 _LOADED: dict[str, Game] = {}
 ENTRY_POINTS = "sparring.games"  # another package's game: an entry point naming a callable that returns it

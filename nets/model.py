@@ -10,7 +10,7 @@ are not in its text, so they follow the authors' code (github.com/KazuhisaFujita
     stem    conv3x3(C -> F), BN, ReLU                                   [B, C, H, W] -> [B, F, H, W]
     block   conv3x3, BN, ReLU, conv3x3, BN, + input, ReLU               [B, F, H, W] -> [B, F, H, W]
     policy  conv1x1(F -> 2), BN, ReLU, flatten, dropout, linear(2HW -> A)       -> logits [B, A]
-            (12 filters for breakthrough, 8 for pentago, 4 for knightthrough, see below)
+            (12 filters for breakthrough, 8 for pentago, 4 for knightthrough and sheepandwolf, see below)
     value   conv1x1(F -> 1), BN, ReLU, flatten, dropout, linear(HW -> 256), BN, ReLU,
             dropout, linear(256 -> 1), tanh                                    -> value [B]
 
@@ -27,6 +27,8 @@ Our choices where neither the paper nor that code decides:
 - connect5 (not in the paper): 5 blocks like 8x8 Othello and its heads: its 64 actions are the squares.
 - tictactoe3d (not in the paper): 3 blocks like 6x6 Othello on its planes (the cube's four 4x4 levels side by side,
   which a 3x3 convolution sees only within a level and across a level's edge), the squares its 64 actions.
+- sheepandwolf (not in the paper): 5 blocks like 8x8 Othello, and a 4-filter policy convolution: its 256 actions
+  are 4 per square (a diagonal step, games/sheepandwolf.py).
 - `small` keeps the paper's heads and block counts and narrows the body to 32 filters, so a
   dropout probability damages the same number of head units as in the paper. Why 32: on this
   machine kind (2 cores) a 64-filter body forwards about 7k Connect4 positions/s at batch 256 and a
@@ -108,8 +110,9 @@ def _sizes() -> dict[str, dict[str, dict[str, int]]]:
         "knightthrough": 5,
         "connect5": 5,
         "tictactoe3d": 3,
+        "sheepandwolf": 5,
     }
-    policy_filters = {"breakthrough": 12, "pentago": 8, "knightthrough": 4}
+    policy_filters = {"breakthrough": 12, "pentago": 8, "knightthrough": 4, "sheepandwolf": 4}
     out = {}
     for game, blocks in paper_blocks.items():
         heads = {"policy_filters": policy_filters.get(game, 2), "value_filters": 1, "value_hidden": 256}

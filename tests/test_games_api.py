@@ -32,6 +32,7 @@ def test_names_and_unknown_game():
         "knightthrough",
         "connect5",
         "tictactoe3d",
+        "sheepandwolf",
     }
     known = "breakthrough, connect4, connect5, knightthrough, othello, othello6"
     with pytest.raises(ValueError, match=f"unknown game 'chess'.*{known}"):
@@ -52,6 +53,7 @@ def test_metadata(name):
         "knightthrough": 256,
         "connect5": 64,
         "tictactoe3d": 64,
+        "sheepandwolf": 256,
     }
     expected = actions[name]
     assert game.num_distinct_actions() == expected
@@ -155,11 +157,13 @@ def test_encode_is_from_the_view_of_the_player_to_move(name):
 def pieces_on_board(state):
     """Disc count known from the rules: one per Connect4, Connect 5, Pentago or 3D Tic-Tac-Toe move; Othello's four
     plus one per non-pass move; Breakthrough's and Knightthrough's 32 less one per capture (Knightthrough's read off
-    the board before each move: its actions carry no capture flag)."""
+    the board before each move: its actions carry no capture flag); Sheep and Wolf's five, always."""
     moves = state.history()
     name = state.game.name
     if name in ("connect4", "pentago", "connect5", "tictactoe3d"):
         return len(moves)
+    if name == "sheepandwolf":
+        return 5
     if name.startswith("othello"):
         return 4 + sum(a != state.game.pass_action for a in moves)
     if name == "knightthrough":
@@ -182,6 +186,7 @@ def pieces_on_board(state):
         ("knightthrough", 2),
         ("connect5", 8),
         ("tictactoe3d", 48),
+        ("sheepandwolf", 1),
     ],
 )
 def test_symmetries_form_a_group_of_the_expected_size(name, count):

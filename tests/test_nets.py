@@ -20,7 +20,17 @@ import games
 import nets
 from nets.model import row_dropout
 
-GAMES = ["connect4", "othello6", "othello", "breakthrough", "pentago", "knightthrough", "connect5", "tictactoe3d"]
+GAMES = [
+    "connect4",
+    "othello6",
+    "othello",
+    "breakthrough",
+    "pentago",
+    "knightthrough",
+    "connect5",
+    "tictactoe3d",
+    "sheepandwolf",
+]
 TINY = {"filters": 8, "blocks": 1}
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -636,7 +636,16 @@ def test_the_page_s_coordinates_name_squares_as_the_moves_do_and_the_ending_is_s
     the a-file between) is its five squares; a full Othello board counts every disc."""
     from tuner.play.web import coordinates, ending
 
-    for name in ("connect4", "othello6", "othello", "breakthrough", "knightthrough", "connect5", "tictactoe3d"):
+    for name in (
+        "connect4",
+        "othello6",
+        "othello",
+        "breakthrough",
+        "knightthrough",
+        "connect5",
+        "tictactoe3d",
+        "sheepandwolf",
+    ):
         game = games.load(name)
         state, labels = game.new_initial_state(), coordinates(game)
         for action in state.legal_actions():

@@ -119,7 +119,7 @@ def test_othello_moves_by_clicking_a_marked_square_and_alphadda_charts_its_simul
         browser.close()
 
 
-@pytest.mark.parametrize("game", ["breakthrough", "knightthrough"])
+@pytest.mark.parametrize("game", ["breakthrough", "knightthrough", "sheepandwolf"])
 def test_a_piece_moves_by_two_clicks(server, game):
     with playwright.sync_playwright() as p:
         browser, page = _open(p, server, game, "mcts1")
@@ -173,6 +173,7 @@ def test_connect5_marks_the_square_clicked(server):
         ("pentago", "123456", "abcdef"),
         ("connect5", "12345678", "abcdefgh"),
         ("tictactoe3d", "1234", "abcdefghijklmnop"),
+        ("sheepandwolf", "87654321", "abcdefgh"),
     ],
 )
 def test_every_board_shows_the_coordinates_its_moves_are_written_in(server, game, rows, cols):

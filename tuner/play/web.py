@@ -115,19 +115,20 @@ def _finite(strength: dict) -> dict:
 
 FAR_ROWS = {"breakthrough": (-1, 0), "knightthrough": (0, -1)}  # the row each player races to (-1: the last)
 LINES = {"connect4": 4, "connect5": 5, "pentago": 5}  # the games won by a line, and its length
+RANKS_UP = {*FAR_ROWS, "sheepandwolf"}  # the games whose ranks count up from the bottom row, as chess's
 
 
 def coordinates(game) -> dict | None:
     """The labels of the board's rows and columns in the game's notation (None: it names no rows), as the
-    moves and hints are written: Connect4 by column 0-6, Othello a1 top left, Breakthrough and Knightthrough a8
-    top left."""
+    moves and hints are written: Connect4 by column 0-6, Othello a1 top left, the chess-like games (Breakthrough,
+    Knightthrough, Sheep and Wolf) a8 top left."""
     if not game.drawn:
         return None
     rows, cols = game.board_shape
     letters = [chr(ord("a") + c) for c in range(cols)]
     if game.name == "connect4":
         return {"rows": None, "cols": [str(c) for c in range(cols)]}
-    if game.name in FAR_ROWS:
+    if game.name in RANKS_UP:
         return {"rows": [str(rows - r) for r in range(rows)], "cols": letters}
     return {"rows": [str(r + 1) for r in range(rows)], "cols": letters}
 

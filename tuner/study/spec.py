@@ -51,8 +51,8 @@ def _check_keys(table: dict, known: dict, where: str) -> None:
 
 # Top-level keys: what each means (the template comments repeat these)
 KEYS = {
-    "game": "the game: breakthrough, connect4, connect5, knightthrough, othello, othello6, pentago, tictactoe3d, "
-    "another package's, or openspiel:NAME (slower)",
+    "game": "the game: breakthrough, connect4, connect5, knightthrough, othello, othello6, pentago, sheepandwolf, "
+    "tictactoe3d, another package's, or openspiel:NAME (slower)",
     "agent": "the agent under tuning, a spec with a {placeholder} for each tuned parameter",
     "opponents": "list of opponent specs",
     "objective": ", ".join(list(OBJECTIVES)[:-1]) + " or " + list(OBJECTIVES)[-1],

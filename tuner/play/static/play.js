@@ -14,6 +14,7 @@ const COLOURS = {  // per game: board, and the pieces of player 0 and player 1, 
   pentago: { board: "#a1887f", empty: "#d7ccc8", pieces: ["#212121", "#fafafa"], names: ["black", "white"] },
   connect5: { board: "#deb887", pieces: ["#212121", "#fafafa"], names: ["black", "white"] },
   tictactoe3d: { board: "#eceff1", pieces: ["#e53935", "#1e88e5"], names: ["red", "blue"] },
+  sheepandwolf: { squares: ["#eeeed2", "#769656"], pieces: ["#5d4037", "#fafafa"], names: ["the wolf", "the sheep"] },
 };
 const LIGHT = "#fafafa";  // the light pieces, outlined in grey
 // The games whose move takes a piece from one square to another (two clicks), and how their pieces move
@@ -22,6 +23,8 @@ const STEPS = {
     "diagonally.",
   knightthrough: "a knight jumps forward, two rows and one column or one row and two columns, onto an empty " +
     "square or an opposing knight, which it captures.",
+  sheepandwolf: "a piece steps one square diagonally onto an empty square: the wolf either way, a sheep only up " +
+    "the board.",
 };
 // Pentago: a move's last letter names the quadrant that turns and which way (games/pentago.py)
 const TURNS = { s: "top-left, anticlockwise", t: "top-left, clockwise", u: "top-right, anticlockwise",
