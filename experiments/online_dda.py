@@ -48,14 +48,14 @@ TUNED = {  # the adjusters tuned: by the issue; and Wu's DSA, whose band (dsa_ep
     "fixed": {"dsa": "fixed"},
     "alphadda1": {"dda": "alphadda1"},
     "dsa-both": {"dsa": "both"},
-    "dsa-follow": {"dsa": "both", "dz_grow": 1.5},  # dsa-both with its inter-game step following the results
+    "dsa-follow": {"dsa": "both", "dz_reheat": 6},  # dsa-both whose inter-game step heats up on a run of results
 }
 BASELINES = {  # untuned: AlphaDDA1 at the paper's point and the grid's validated best, ours, Wu's DSA
     "alphadda1-paper": {"dda": "alphadda1"},
     "alphadda1-best": {"dda": "alphadda1", "nh": 1, "a_sim": 2.0, "b_sim0": -1.5, "n_max": 400},
     "alphadda1z": {"dda": "alphadda1z", "rth": 0},  # costly (up to 4 N_max): the report cites its tables row
     "dsa-both": {"dsa": "both"},
-    "dsa-follow": {"dsa": "both", "dz_grow": 1.5},
+    "dsa-follow": {"dsa": "both", "dz_reheat": 6},
 }
 GRID_BEST = {"connect4": 73.4, "othello6": 89.6}  # D of each game's AlphaDDA1 grid recommendation, replayed
 GRID_OPPONENTS = ["az", "mcts1", "mcts2", "minimax1", "random"]  # the grid studies' five agents

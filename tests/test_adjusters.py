@@ -110,22 +110,22 @@ def test_a_dda_key_without_its_adjuster_and_two_adjusters_are_one_line_errors():
         make_agent("breakthrough", "az:net=uniform,dda=alphadda1")
 
 
-def test_a_dsa_key_its_adjuster_does_not_read_and_a_dz_that_never_cools_are_one_line_errors():
+def test_a_dsa_key_its_adjuster_does_not_read_is_a_one_line_error():
     cases = {
         "mcts:dz_min=0.1": "dz_min sets Wu's adjustment: use dsa=inter|both",
         "mcts:dsa=intra,dz_decay=0.5": "dz_decay sets Wu's adjustment, which dsa=intra does not read: use "
         "dsa=inter|both",
         "mcts:dsa=fixed,dz=0.2,dsa_eps=0.2": "dz, dsa_eps set Wu's adjustment, which dsa=fixed does not read: use "
         "dsa=intra|both",
-        "mcts:dsa=both,dz_grow=1.5,dz_decay=0.7": "dz_grow=1.5 with dz_decay=0.7 never cools dz",
+        "mcts:dsa=intra,dz_reheat=6": "dz_reheat sets Wu's adjustment, which dsa=intra does not read: use "
+        "dsa=inter|both",
     }
     for spec, message in cases.items():
         with pytest.raises(ValueError, match=re.escape(message)) as error:
             make_agent(C4, spec)
         assert "\n" not in str(error.value)
-    follow = make_agent(C4, "mcts:dsa=both,dz_grow=1.5", seed=0).adjuster.inter
-    assert (follow.grow, follow.decay) == (1.5, 0.5)  # dz_decay's default under the sign rule
-    assert make_agent(C4, "mcts:dsa=inter", seed=0).adjuster.decay == 0.95  # Wu's
+    assert make_agent(C4, "mcts:dsa=both,dz_reheat=6", seed=0).adjuster.inter.reheat == 6
+    assert make_agent(C4, "mcts:dsa=inter", seed=0).adjuster.reheat is None  # Wu's schedule alone
 
 
 @pytest.mark.parametrize("name", named("dda"))

@@ -65,46 +65,44 @@ def test_inter_game_schedule_by_hand():
     assert (adj.z, adj.dz, adj.games) == (0.0, 0.375, 0)
 
 
-def test_inter_game_sign_rule_by_hand():
-    """dz_grow: dz grows after a decisive result like the last decisive one, shrinks after an unlike one, and a
-    draw changes neither dz nor the last sign; z moves by the dz in force before the game, as Wu's."""
-    adj = InterGame(dz=0.4, decay=0.5, dz_min=0.03, grow=1.5)
+def test_inter_game_reheat_by_hand():
+    """dz_reheat=3: Wu's x0.95 after every game, except that the third decisive result of one sign in a row, and
+    each further one, doubles dz (at most its start); a draw neither breaks nor extends the run, and cools dz.
+    z moves by the dz in force before the game, as Wu's."""
+    adj = InterGame(dz=0.4, decay=0.5, dz_min=0.03, reheat=3)
     win, loss, draw = [1.0, -1.0], [-1.0, 1.0], [0.0, 0.0]
-    steps = [  # (returns, player 0's z after, dz after)
-        (win, -0.4, 0.2),  # the first decisive result: unlike "none yet", so it shrinks
-        (loss, -0.2, 0.1),  # unlike the win
-        (draw, -0.2, 0.1),  # a draw: nothing
-        (loss, -0.1, 0.15),  # like the last decisive one (the loss before the draw)
-        (loss, 0.05, 0.225),
-        (loss, 0.275, 0.3375),
-        (loss, 0.6125, 0.4),  # at most the starting dz
-        (win, 0.2125, 0.2),
+    steps = [  # (returns, player 0's z after, dz after, the run)
+        (loss, 0.4, 0.2, -1),
+        (loss, 0.6, 0.1, -2),
+        (draw, 0.6, 0.05, -2),
+        (loss, 0.65, 0.1, -3),  # the third loss in a row (the draw between): doubled
+        (loss, 0.75, 0.2, -4),
+        (loss, 0.95, 0.4, -5),
+        (loss, 1.35, 0.4, -6),  # at most the starting dz
+        (win, 0.95, 0.2, 1),  # the run is broken: Wu's cooling again
+        (win, 0.75, 0.1, 2),
     ]
-    for returns, z, dz in steps:
+    for returns, z, dz, run in steps:
         adj.game_over(returns, player=0)
-        assert (adj.z, adj.dz) == (pytest.approx(z), pytest.approx(dz))
-    for _ in range(20):
-        adj.game_over(win if adj.last < 0 else loss, player=0)  # alternating results cool it to the floor
-    assert adj.dz == 0.03
-    adj.game_over(loss, player=1)  # from player 1's view this is a win: the sign is the agent's own
-    assert adj.last == 1
+        assert (adj.z, adj.dz, adj.run) == (pytest.approx(z), pytest.approx(dz), run)
+    adj.game_over(loss, player=1)  # from player 1's view this is a win: the run is the agent's own
+    assert adj.run == 3 and adj.dz == pytest.approx(0.2)
 
 
-def test_inter_game_sign_rule_follows_a_stronger_opponent_where_wus_schedule_cannot():
-    """After 50 games of alternating results both dz are at the floor 0.03; 10 losses then raise Wu's z by 0.3, and
-    under the sign rule by 0.03 (1 + 1 + 1.5 + ... + 1.5^6) + 2 x 0.375 = 1.745 (the first loss, unlike the win
-    before it, is played at the floor; the steps grow from the second and stop at the starting 0.375)."""
-    wu, follow = InterGame(), InterGame(decay=0.5, grow=1.5)
-    for adj in (wu, follow):
-        for i in range(50):
+def test_inter_game_reheat_follows_a_stronger_opponent_where_wus_schedule_cannot():
+    """After 60 games of alternating results both dz are at the floor 0.03; 10 losses then raise Wu's z by 0.3,
+    and with dz_reheat=6 by 6 x 0.03 (the sixth loss is played at the floor, then doubles it) + 0.06 + 0.12 + 0.24
+    + 0.375 = 0.975."""
+    wu, reheat = InterGame(), InterGame(reheat=6)
+    for adj in (wu, reheat):
+        for i in range(60):
             adj.game_over([1.0, -1.0] if i % 2 else [-1.0, 1.0], player=0)
+        assert adj.dz == 0.03
         before = adj.z
         for _ in range(10):
             adj.game_over([-1.0, 1.0], player=0)
         adj.rise = adj.z - before
-    assert wu.rise == pytest.approx(0.3) and follow.rise == pytest.approx(
-        0.03 * (2 + sum(1.5**k for k in range(1, 7))) + 0.75
-    )
+    assert wu.rise == pytest.approx(0.3) and reheat.rise == pytest.approx(6 * 0.03 + 0.06 + 0.12 + 0.24 + 0.375)
 
 
 def test_intra_game_eq_18_by_hand():

@@ -58,18 +58,13 @@ DSA_KEYS = {
         None,
         "z step: inter 0.375 at the start, intra dZ 0.1 (the paper's defaults); both: inter's (intra keeps 0.1)",
     ),
-    "dz_decay": Key(
-        number(0, 1),
-        None,
-        "inter: dz is multiplied by this after every game (0.95); with dz_grow, after a result "
-        "unlike the last decisive one (0.5)",
-    ),
+    "dz_decay": Key(number(0, 1), 0.95, "inter: dz is multiplied by this after every game"),
     "dz_min": Key(number(), 0.03, "inter: dz never falls below this"),
-    "dz_grow": Key(
-        number(1),
+    "dz_reheat": Key(
+        number(2, integer=True),
         None,
-        "inter (ours): dz follows the results: times this after a result like the last decisive one (1.5 follows "
-        "an opponent whose strength jumps; default: Wu's schedule)",
+        "inter (ours): after this many decisive results of one sign in a row, each doubles dz (6 follows an "
+        "opponent whose strength jumps; default: Wu's schedule alone)",
     ),
     "dsa_eps": Key(number(1e-9, 0.5), 0.1, "intra: half-width of the band around W = 0.5 with smaller steps"),
     "dsa_moves": Key(number(1, integer=True), None, "intra: own moves over which dZ cools to 0 (per game)"),
@@ -126,14 +121,7 @@ def _floor(options: dict) -> float | None:
 
 
 def _inter(game, o, evaluator=None) -> InterGame:
-    grow = o["dz_grow"]
-    decay = o["dz_decay"] if o["dz_decay"] is not None else 0.95 if grow is None else 0.5
-    if grow is not None and grow * decay >= 1:
-        raise ValueError(
-            f"dz_grow={grow} with dz_decay={decay} never cools dz at an even strength: their product must be "
-            "below 1 (e.g. dz_grow=1.5,dz_decay=0.5)"
-        )
-    return InterGame(o["dz"] or 0.375, decay, o["dz_min"], start_z(o), _floor(o), grow)
+    return InterGame(o["dz"] or 0.375, o["dz_decay"], o["dz_min"], start_z(o), _floor(o), o["dz_reheat"])
 
 
 def _intra(game, o, evaluator=None, dz=None) -> IntraGame:
@@ -205,7 +193,7 @@ def _alphadda(cls, name):
 
 
 _SETS_SIMULATIONS = ("time", "sets the number of simulations")
-_INTER_KEYS = ("dz", "dz_decay", "dz_min", "dz_grow", "floor")
+_INTER_KEYS = ("dz", "dz_decay", "dz_min", "dz_reheat", "floor")
 _INTRA_KEYS = ("dz", "dsa_eps", "dsa_moves", "floor")
 ADJUSTERS = {
     kind.name: kind
@@ -341,8 +329,6 @@ def check(game, options: dict) -> AdjusterKind | None:
             + ("" if kind is None else f", which dsa={kind.name} does not read")
             + (f": use dsa={'|'.join(takers)}" if takers else "")
         )
-    if kind is not None and kind.selector == "dsa":
-        kind.build(game, options)  # its own checks (dz_grow with dz_decay); a dsa adjuster is cheap to build
     if options.get("dda_tuner", "none") != "none":
         if kind is None:
             raise ValueError(
