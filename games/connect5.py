@@ -13,10 +13,9 @@ Bitboards: bit row * 8 + column. State array: [player-0 marks, player-1 marks, p
 
 import numpy as np
 
-from games.bits import lowest_bit_index
 from games.game import Game, bitboard_planes, square_symmetries
 from games.jit import kernel
-from games.kernels import GameKernels, encode_planes, status_terminal, status_to_move, status_winner
+from games.kernels import GameKernels, empty_squares, encode_planes, status_terminal, status_to_move, status_winner
 
 N = 8
 _U1 = np.uint64(1)
@@ -38,17 +37,6 @@ PAIRS = np.array([_pairs(1, 1), _pairs(N, 0), _pairs(N + 1, 1), _pairs(N - 1, -1
 @kernel
 def init(s):
     s[:] = 0
-
-
-@kernel
-def legal(s, out):
-    empty = ~(s[0] | s[1])
-    n = 0
-    while empty:
-        out[n] = lowest_bit_index(empty)
-        empty &= empty - _U1
-        n += 1
-    return n
 
 
 @kernel(inline="always")
@@ -82,7 +70,7 @@ def encode(s, out, row):
     encode_planes(s, out, row, N, N, 0, N, 1)
 
 
-KERNELS = GameKernels(init, legal, apply, status_terminal, status_winner, status_to_move, encode)
+KERNELS = GameKernels(init, empty_squares, apply, status_terminal, status_winner, status_to_move, encode)
 _COLUMNS = "abcdefgh"
 
 

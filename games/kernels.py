@@ -9,6 +9,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from games.bits import lowest_bit_index
 from games.jit import kernel, kernel_tuple
 from games.rng import randint
 
@@ -34,6 +35,19 @@ def status_winner(s):
 def status_to_move(s):
     """`to_move` for every game that keeps the shared layout."""
     return np.int64(s[TO_MOVE])
+
+
+@kernel
+def empty_squares(s, out):
+    """`legal` of a game whose move marks an empty square (Connect 5, 3D Tic-Tac-Toe): the bits set in neither
+    s[0] nor s[1], lowest first, each its own action; their count."""
+    empty = ~(s[0] | s[1])
+    n = 0
+    while empty:
+        out[n] = lowest_bit_index(empty)
+        empty &= empty - np.uint64(1)
+        n += 1
+    return n
 
 
 @kernel(inline="always")

@@ -15,10 +15,9 @@ import itertools
 
 import numpy as np
 
-from games.bits import lowest_bit_index
 from games.game import Game, bitboard_planes
 from games.jit import kernel
-from games.kernels import GameKernels, encode_planes, status_terminal, status_to_move, status_winner
+from games.kernels import GameKernels, empty_squares, encode_planes, status_terminal, status_to_move, status_winner
 
 N = 4
 ROWS, COLS = N, N * N
@@ -64,17 +63,6 @@ def init(s):
 
 
 @kernel
-def legal(s, out):
-    empty = ~(s[0] | s[1])
-    n = 0
-    while empty:
-        out[n] = lowest_bit_index(empty)
-        empty &= empty - _U1
-        n += 1
-    return n
-
-
-@kernel
 def apply(s, action):
     p = s[2]
     s[p] |= _U1 << np.uint64(action)
@@ -96,7 +84,7 @@ def encode(s, out, row):
     encode_planes(s, out, row, ROWS, COLS, 0, COLS, 1)
 
 
-KERNELS = GameKernels(init, legal, apply, status_terminal, status_winner, status_to_move, encode)
+KERNELS = GameKernels(init, empty_squares, apply, status_terminal, status_winner, status_to_move, encode)
 _COLUMNS = "abcdefghijklmnop"
 
 
