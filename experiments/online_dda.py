@@ -34,6 +34,7 @@ import time
 from dataclasses import asdict
 
 import numpy as np
+import scipy.stats
 from tqdm import tqdm
 
 import games
@@ -92,22 +93,29 @@ def in_band(score: float) -> bool:
 
 def distance(matches: dict, size: int = WINDOW) -> list[float]:
     """How far from fair the config played in each `size`-game block, over all its matches: the root of the mean,
-    over the opponents, of (p - 1/2)^2, each estimated without bias as (s - 1/2)^2 less the variance of the block's
-    score s (its games' sample variance / size). A single block's |s - 1/2| is mostly noise (a fair agent's 20-game
-    score leaves [0.35, 0.65] about one block in six); the correction removes that noise's mean, and pooling the
-    opponents shrinks its spread."""
-    points = np.array([scores(match) for match in matches.values()])
+    over the opponents, of (p - 1/2)^2, each estimated as (s - 1/2)^2 less the variance of the block's score s,
+    which is the mean of its two seats' (games alternate seats): (S0^2 / n0 + S1^2 / n1) / 4 from each seat's games'
+    sample variance S^2, so that a seat's advantage is not taken for noise. A single block's |s - 1/2| is mostly
+    noise (a fair agent's 20-game score leaves [0.35, 0.65] about one block in eight); the correction removes that
+    noise's mean from the pooled square (the root, clipped at 0, is not unbiased), and pooling the opponents
+    shrinks its spread."""
     out = []
-    for b in range(0, points.shape[1] - size + 1, size):
-        block = points[:, b : b + size]
-        squares = (block.mean(axis=1) - 0.5) ** 2 - block.var(axis=1, ddof=1) / size
-        out.append(math.sqrt(max(0.0, float(squares.mean()))))
+    games_ = [sorted(m["games"], key=lambda g: g["index"]) for m in matches.values()]
+    for b in range(0, min(map(len, games_)) - size + 1, size):
+        squares = []
+        for played in games_:
+            block = played[b : b + size]
+            seats = [np.array([(g["outcome"] + 1) / 2 for g in block if g["a_seat"] == seat]) for seat in (0, 1)]
+            s = np.mean([(g["outcome"] + 1) / 2 for g in block])
+            noise = sum(x.var(ddof=1) / len(x) for x in seats) / 4
+            squares.append((s - 0.5) ** 2 - noise)
+        out.append(math.sqrt(max(0.0, float(np.mean(squares)))))
     return out
 
 
 def settled(distances: list[float], size: int = WINDOW) -> int | None:
-    """Games played until every later block's distance from fair was within the band's half-width (None: the
-    last block's was not)."""
+    """Games played until every later block's distance from fair (a root mean square over the agents) was within
+    the band's half-width (None: the last block's was not). Being an aggregate, it can hide one agent far off."""
     n = len(distances)
     while n > 0 and distances[n - 1] <= (BAND[1] - BAND[0]) / 2:
         n -= 1
@@ -253,7 +261,8 @@ def shift_measures(runs: list[dict], games: int) -> dict:
     after the jump until every later block was in the band (None: the last was not)."""
     points = np.array([r["scores"] for r in runs])
     late = points[:, games + REBALANCE :].mean(axis=1) if games > REBALANCE else np.full(len(runs), math.nan)
-    half = 1.96 * late.std(ddof=1) / np.sqrt(len(late)) if len(late) > 1 else math.nan
+    runs = len(late)  # Student's t over a few runs; one run has no interval
+    half = scipy.stats.t.ppf(0.975, runs - 1) * late.std(ddof=1) / np.sqrt(runs) if runs > 1 else math.nan
     per_block = blocks(runs, games)
     n = len(per_block)
     while n > 0 and in_band(per_block[n - 1]):
@@ -275,6 +284,17 @@ def shift(args, path: str) -> dict:
     people = [f"mcts:simulations={args.weak}", f"mcts:simulations={args.strong}"]
     out["people"] = people
     running = out.setdefault("running", {})  # config -> {"run", "scores", "state": its adjuster's after the last}
+    for c in args.redo:  # runs made with another spec or code: dropped, played again
+        out["configs"].pop(c, None)
+        running.pop(c, None)
+    changed = [
+        c for c in args.configs if c in out["configs"] and out["configs"][c]["spec"] != spec(args.game, c, args.options)
+    ]
+    if changed:
+        sys.exit(
+            f"{path} holds runs of {', '.join(changed)} with another spec ({out['configs'][changed[0]]['spec']}): "
+            f"add --redo {' '.join(changed)} to play them again"
+        )
     commit = environment(args.seed)["commit"]  # the code this process runs, whatever is committed meanwhile
     made = {c: len(config["runs"]) for c, config in out["configs"].items()}
     todo = [(c, r) for c in args.configs for r in range(made.get(c, 0), args.repeats)]
@@ -347,11 +367,12 @@ def tables_report(out: dict, args) -> str:
     lines += [
         "",
         f"How far from fair each config played, {WINDOW}-game block by block (search.tuned's learning curve in "
-        "numbers): the root mean square over the eight agents of p - 0.5, each block's p - 0.5 estimated without "
-        "the bias its games' noise adds (experiments.online_dda.distance); settled: games until every later block "
-        f"was within the band's half-width {(BAND[1] - BAND[0]) / 2:g} (-: the last was not). A per-agent count of "
-        f"games until the trailing {WINDOW}-game score stayed in the band, as earlier reports gave, said never for "
-        "46% of a fair coin's matches (median 78 games otherwise): noise, not learning.",
+        "numbers): the root mean square over the eight agents of p - 0.5, each block's (p - 0.5)^2 estimated without "
+        "the bias its games' noise adds (experiments.online_dda.distance); a fair config reads up to 0.12 by noise "
+        "alone (97.5th percentile), and being pooled over the agents it can hide one far off. Settled: games until "
+        f"every later block was within the band's half-width {(BAND[1] - BAND[0]) / 2:g} (-: the last was not). A "
+        f"per-agent count of games until the trailing {WINDOW}-game score stayed in the band, as earlier reports "
+        "gave, said never for about 45% of a fair coin's matches (about 50 games otherwise): noise, not learning.",
         "",
         f"| config | {' | '.join(blocks)} | settled |",
         "|---|" + "---|" * (len(blocks) + 1),
@@ -394,7 +415,8 @@ def shift_report(out: dict, args) -> str:
         "seats alternating, the same agent (and tuner) throughout; a config's runs differ by their seeds (run r: "
         f"seed {args.seed} + 2r). Scores W + D/2 of the config, pooled over its runs: before and after the jump, "
         f"in each {BLOCK}-game block after it, and over the games after the first {REBALANCE} since the jump "
-        f"(with a 95% interval over the runs), the issue's test of re-balancing within {REBALANCE} games: in "
+        f"(with a 95% interval over the runs, Student's t), the issue's test of re-balancing within {REBALANCE} "
+        "games: in "
         f"[{BAND[0]}, {BAND[1]}]. Re-balanced: games after the jump until every later block was in the band (-: "
         f"the last was not). A fair agent's {BLOCK}-game block over 5 runs leaves the band about 3% of the time "
         f"(sd at most 0.5 / sqrt({5 * BLOCK}) = 0.07); one run's (sd 0.16) a third of the time, which is why "
@@ -470,7 +492,7 @@ def main() -> None:
         "--redo",
         nargs="+",
         default=[],
-        help="tables: configs whose games so far are dropped and played again "
+        help="configs whose games (tables) or runs (shift) so far are dropped and played again "
         "(after a change to what they measure); each must be one of --configs; leave it out to resume such a run",
     )
     parser.add_argument("--report-only", action="store_true", help="rewrite the .md and .png from the .json")
@@ -481,8 +503,6 @@ def main() -> None:
     unknown = [c for c in args.configs if c not in configs()]
     if unknown or min(args.games, args.batch, args.repeats) < 1:
         parser.error(f"unknown configs {unknown}" if unknown else "--games, --batch and --repeats are at least 1")
-    if args.redo and args.part != "tables":
-        parser.error("--redo is for tables (shift writes each config once)")
     if set(args.redo) - set(args.configs):
         parser.error(f"--redo names configs of --configs, not {sorted(set(args.redo) - set(args.configs))}")
     os.makedirs(args.out, exist_ok=True)

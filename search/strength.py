@@ -216,7 +216,7 @@ class InterGame(StrengthAdjuster):
             sign = 1 if outcome > 0 else -1
             self.run = self.run + sign if self.run * sign > 0 else sign
             heat = abs(self.run) >= self.reheat
-        self.dz = min(self.dz0, 2 * self.dz) if heat else max(self.dz_min, self.dz * self.decay)
+        self.dz = max(self.dz_min, min(self.dz0, 2 * self.dz) if heat else self.dz * self.decay)
 
 
 class IntraGame(StrengthAdjuster):

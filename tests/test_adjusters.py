@@ -119,6 +119,8 @@ def test_a_dsa_key_its_adjuster_does_not_read_is_a_one_line_error():
         "dsa=intra|both",
         "mcts:dsa=intra,dz_reheat=6": "dz_reheat sets Wu's adjustment, which dsa=intra does not read: use "
         "dsa=inter|both",
+        "az:net=uniform,dda=alphadda1,dz_min=0.1": "dz_min sets Wu's adjustment, which dda=alphadda1 does not read: "
+        "use dsa=inter|both instead of dda=alphadda1",
     }
     for spec, message in cases.items():
         with pytest.raises(ValueError, match=re.escape(message)) as error:

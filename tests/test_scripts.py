@@ -190,20 +190,22 @@ def test_the_paper_findings_read_our_numbers():
 
 
 def test_online_dda_distance_from_fair_is_unbiased_and_pooled_over_opponents_by_hand():
-    """A 20-game block of 15 wins and 5 losses scores 0.75, its games' sample variance 3.75 / 19: the estimate of
-    (p - 1/2)^2 is 0.0625 - 3.75 / 380; 10 wins and 10 losses estimate a negative square, taken as 0 once pooled;
-    one agent beaten every game and one never: 0.5 (pooled as squares, a 0.0 and a 1.0 do not cancel)."""
+    """Games alternate seats. A 20-game block of 15 wins then 5 losses scores 0.75: seat 0 won 8 of its 10 (sample
+    variance 1.6 / 9), seat 1 7 (2.1 / 9), so the score's variance is (1.6 / 90 + 2.1 / 90) / 4 and the estimate of
+    (p - 1/2)^2 is 0.0625 - 3.7 / 360; a seat that wins every game beside one that loses every game is fair, with
+    no noise (over both seats' games the variance would be 0.25 x 20 / 19 and the square negative); one agent
+    beaten every game and one never: 0.5 (pooled as squares, a 0.0 and a 1.0 do not cancel)."""
     from experiments.online_dda import distance, settled
 
     def match(outcomes):
-        return {"games": [{"index": i, "outcome": o} for i, o in enumerate(outcomes)]}
+        return {"games": [{"index": i, "outcome": o, "a_seat": i % 2} for i, o in enumerate(outcomes)]}
 
     three_to_one = [1.0] * 15 + [-1.0] * 5
-    assert distance({"a": match(three_to_one)}) == [pytest.approx(math.sqrt(0.0625 - 3.75 / 380))]
+    assert distance({"a": match(three_to_one)}) == [pytest.approx(math.sqrt(0.0625 - 3.7 / 360))]
     assert distance({"a": match([1.0, -1.0] * 10)}) == [0.0]
     assert distance({"a": match([1.0] * 40), "b": match([-1.0] * 40)}) == [0.5, 0.5]
     pooled = distance({"a": match(three_to_one), "b": match([1.0, -1.0] * 10)})
-    assert pooled == [pytest.approx(math.sqrt((0.0625 - 3.75 / 380 - 0.25 * 20 / 19 / 20) / 2))]
+    assert pooled == [pytest.approx(math.sqrt((0.0625 - 3.7 / 360) / 2))]
     assert settled([0.3, 0.2, 0.1, 0.15, 0.05]) == 40  # every block from the third on is within 0.15
     assert settled([0.1, 0.1]) == 0 and settled([0.1, 0.2]) is None
 
@@ -211,7 +213,8 @@ def test_online_dda_distance_from_fair_is_unbiased_and_pooled_over_opponents_by_
 def test_online_dda_shift_measures_pool_the_runs_by_hand():
     """Two runs of 30 games a strength. Run A: 30 wins, then 10 losses and 20 draws; run B: 30 draws, then 10
     losses, 10 draws, 10 wins. Before: (30 + 15) / 60; blocks after the jump: 0, (0.5 + 0.5) / 2, (0.5 + 1) / 2;
-    after 20 games: A 0.5, B 1.0, mean 0.75 +- 1.96 sd / sqrt(2); the last block is out of the band: never
+    after 20 games: A 0.5, B 1.0, mean 0.75 +- t sd / sqrt(2) with Student's t of 1 degree of freedom, 12.706;
+    the last block is out of the band: never
     re-balanced. With B's last block draws, the blocks are 0, 0.5, 0.5: re-balanced 10 games after the jump."""
     from experiments.online_dda import shift_measures
 
@@ -219,7 +222,7 @@ def test_online_dda_shift_measures_pool_the_runs_by_hand():
     b = {"scores": [0.5] * 30 + [0.0] * 10 + [0.5] * 10 + [1.0] * 10}
     m = shift_measures([a, b], 30)
     assert (m["before"], m["blocks"], m["late"], m["rebalanced"]) == (0.75, [0.0, 0.5, 0.75], 0.75, None)
-    half = 1.96 * np.std([0.5, 1.0], ddof=1) / math.sqrt(2)
+    half = 12.7062047 * np.std([0.5, 1.0], ddof=1) / math.sqrt(2)
     assert m["late_ci"] == [pytest.approx(0.75 - half), pytest.approx(0.75 + half)]
     b["scores"][-10:] = [0.5] * 10
     assert shift_measures([a, b], 30)["rebalanced"] == 10
@@ -301,7 +304,15 @@ def test_online_dda_shift_resumes_a_crashed_config_at_its_next_game(tmp_path, mo
     monkeypatch.setattr(online_dda, "CHECKPOINT", 0)
     monkeypatch.setattr(online_dda, "report", lambda *_: None)
     args = dict(
-        game="connect4", games=3, seed=2, options="simulations=4", configs=["fixed-nmc"], weak=2, strong=40, repeats=2
+        game="connect4",
+        games=3,
+        seed=2,
+        options="simulations=4",
+        configs=["fixed-nmc"],
+        weak=2,
+        strong=40,
+        repeats=2,
+        redo=[],
     )
     play_game, played = online_dda.play_game, []
 
@@ -312,10 +323,18 @@ def test_online_dda_shift_resumes_a_crashed_config_at_its_next_game(tmp_path, mo
         played.append((seed, index, json.dumps(agent.adjuster.state_dict(), sort_keys=True)))
         return result
 
+    make_agent, made = online_dda.make_agent, []
+
+    def making(game, spec, seed):
+        made.append((spec.split(":")[0], seed))
+        return make_agent(game, spec, seed=seed)
+
     monkeypatch.setattr(online_dda, "play_game", told)
+    monkeypatch.setattr(online_dda, "make_agent", making)
     crash = False
     straight = online_dda.shift(argparse.Namespace(part="shift", **args), str(tmp_path / "straight.json"))
     assert [s for s, *_ in played] == [2] * 6 + [4] * 6
+    assert made == [("az", 2), ("mcts", 3), ("mcts", 3), ("az", 4), ("mcts", 5), ("mcts", 5)]  # each run its own
     tuned, played[:] = played[-1][2], []
     path, crash = str(tmp_path / "resumed.json"), True
     with pytest.raises(KeyboardInterrupt):
@@ -330,6 +349,10 @@ def test_online_dda_shift_resumes_a_crashed_config_at_its_next_game(tmp_path, mo
     assert resumed["running"] == {}
     runs = [[(r["seed"], r["scores"]) for r in out["configs"]["fixed-nmc"]["runs"]] for out in (straight, resumed)]
     assert runs[0] == runs[1]
+    resumed["configs"]["fixed-nmc"]["spec"] += ",floor=-1"  # runs made with another spec are never pooled
+    online_dda.save(resumed, path)
+    with pytest.raises(SystemExit, match="runs of fixed-nmc with another spec .*add --redo fixed-nmc"):
+        online_dda.shift(argparse.Namespace(part="shift", **args), path)
 
 
 def test_samplers_are_compared_with_tpe_seed_by_seed():

@@ -326,8 +326,9 @@ def check(game, options: dict) -> AdjusterKind | None:
         takers = [name for name in named("dsa") if set(stray) <= set(ADJUSTERS[name].keys)]
         raise ValueError(
             f"{', '.join(stray)} set{'s' if len(stray) == 1 else ''} Wu's adjustment"
-            + ("" if kind is None else f", which dsa={kind.name} does not read")
+            + ("" if kind is None else f", which {kind.selector}={kind.name} does not read")
             + (f": use dsa={'|'.join(takers)}" if takers else "")
+            + (f" instead of dda={kind.name}" if takers and kind is not None and kind.selector == "dda" else "")
         )
     if options.get("dda_tuner", "none") != "none":
         if kind is None:
