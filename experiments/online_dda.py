@@ -261,8 +261,8 @@ def shift_measures(runs: list[dict], games: int) -> dict:
     after the jump until every later block was in the band (None: the last was not)."""
     points = np.array([r["scores"] for r in runs])
     late = points[:, games + REBALANCE :].mean(axis=1) if games > REBALANCE else np.full(len(runs), math.nan)
-    runs = len(late)  # Student's t over a few runs; one run has no interval
-    half = scipy.stats.t.ppf(0.975, runs - 1) * late.std(ddof=1) / np.sqrt(runs) if runs > 1 else math.nan
+    k = len(runs)  # Student's t over a few runs; one run has no interval
+    half = scipy.stats.t.ppf(0.975, k - 1) * late.std(ddof=1) / np.sqrt(k) if k > 1 else math.nan
     per_block = blocks(runs, games)
     n = len(per_block)
     while n > 0 and in_band(per_block[n - 1]):
