@@ -16,7 +16,7 @@ from search.mcts import SearchResult
 from search.strength import InterGame, InterIntra, IntraGame
 from tuner.agents import adapts_between_games, make_agent
 from tuner.cli import main
-from tuner.play import Opponent, OutOfTurn, ProfileError, Profiles
+from tuner.play import DEFAULT_SPEC, Opponent, OutOfTurn, ProfileError, Profiles
 
 FAST = "mcts:simulations=50,dsa=both"
 
@@ -450,7 +450,7 @@ def test_the_endpoints_play_a_game(client):
     assert c.get("/").status_code == 200 and "sparring" in c.get("/").text
     assert c.get("/api/state").status_code == 404
     games_offered = {g["name"]: g for g in c.get("/api/options").json()["games"]}
-    assert games_offered["connect4"]["opponents"][0]["spec"] == "mcts:dsa=both"
+    assert games_offered["connect4"]["opponents"][0]["spec"] == DEFAULT_SPEC
     view = c.post("/api/new", json={"game": "connect4", "opponent": FAST, "first": True}).json()
     assert view["human_to_move"] and len(view["legal"]) == 7 and view["legal"][3]["to"] == [5, 3]
     view = c.post("/api/move", json={"move": 3}).json()
@@ -674,7 +674,7 @@ def test_the_page_plays_a_game_from_outside_as_its_text_and_a_list_of_moves(clie
     c = client()
     offered = {g["name"]: g for g in c.get("/api/options").json()["games"]}
     assert offered["nim"]["drawn"] is False and offered["connect4"]["drawn"] is True
-    assert [o["spec"] for o in offered["nim"]["opponents"]][:2] == ["mcts:dsa=both", "mcts:dsa=intra"]
+    assert [o["spec"] for o in offered["nim"]["opponents"]][:3] == [DEFAULT_SPEC, "mcts:dsa=both", "mcts:dsa=intra"]
     assert not any(o["spec"].startswith("az") for o in offered["nim"]["opponents"])  # no planes: no AlphaZero
     view = c.post("/api/new", json={"game": "nim", "opponent": FAST, "first": True}).json()
     assert view["board"] is None and view["text"] == "3 4 5" and view["coordinates"] is None

@@ -8,6 +8,8 @@ import time
 
 import pytest
 
+from tuner.play import DEFAULT_SPEC
+
 playwright = pytest.importorskip("playwright.sync_api", reason="needs playwright (the test extra)")
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = [
@@ -56,7 +58,7 @@ def test_a_whole_game_by_clicking(server, tmp_path):
         page.goto(server)
         page.wait_for_selector("body[data-ready]")
         assert page.locator("#game").input_value() == "connect4"
-        assert page.locator("#opponent").input_value() == "mcts:dsa=both"  # the adaptive default
+        assert page.locator("#opponent").input_value() == DEFAULT_SPEC  # the adaptive default
         page.fill("#profile", "ada")
         page.click("#new")
         status = page.locator("#status")

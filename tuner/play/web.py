@@ -64,7 +64,8 @@ class RequestError(Exception):
 def opponents(game: games.Game) -> list[dict]:
     """The opponents the page offers for `game`: the adaptive default first; AlphaZero's where a net ships."""
     offer = [
-        ("Adaptive MCTS: learns your level over games and within each", DEFAULT_SPEC),
+        ("Adaptive MCTS: learns your level over games and within each, and follows you as you change", DEFAULT_SPEC),
+        ("Adaptive MCTS as Wu et al. made it, over games and within each", "mcts:dsa=both"),
         ("Adaptive MCTS, within each game only (Wu et al.'s intra-game)", "mcts:dsa=intra"),
         ("AlphaDDA1: AlphaZero that spends fewer simulations while winning", "az:dda=alphadda1"),
         ("AlphaDDA1Z: AlphaDDA1 that can play down to Random's level", "az:dda=alphadda1z"),
