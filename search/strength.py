@@ -175,8 +175,8 @@ class InterGame(StrengthAdjuster):
     """Inter-game adjustment: z falls by dz after a win and rises by dz after a loss; dz starts at
     `dz`, shrinks by `decay` after every game, never below `dz_min` (Wu et al.: 0.375, 0.95, 0.03).
 
-    With `reheat` = L (ours, beyond the paper) a run of L decisive results of one sign, and every further
-    result of that run, doubles dz instead (at most the starting dz). Wu's schedule cools dz for good, which
+    With `reheat` = L (ours, beyond the paper) a run of L decisive results of one sign (draws neither break nor
+    lengthen it), and every further result of that run, doubles dz instead (at most the starting dz). Wu's schedule cools dz for good, which
     suits an opponent of fixed strength: after 50 games it is at dz_min, and an opponent who becomes much
     stronger then wins game after game while z climbs 0.03 a game. At an even strength a run of L is rare
     (one game in 2^(L-1)), and with L = 6 dz still cools there (doubling one game in 32 against x0.95 in the
