@@ -176,15 +176,15 @@ class InterGame(StrengthAdjuster):
     `dz`, shrinks by `decay` after every game, never below `dz_min` (Wu et al.: 0.375, 0.95, 0.03).
 
     With `reheat` = L (ours, beyond the paper) a run of L decisive results of one sign (draws neither break nor
-    lengthen it), and every further result of that run, doubles dz instead (at most the starting dz). Wu's schedule cools dz for good, which
-    suits an opponent of fixed strength: after 50 games it is at dz_min, and an opponent who becomes much
-    stronger then wins game after game while z climbs 0.03 a game. At an even strength a run of L is rare
-    (one game in 2^(L-1)), and with L = 6 dz still cools there (doubling one game in 32 against x0.95 in the
-    others). On a logistic model of the result (P(win) = 1 / (1 + exp(-2 (z - z*))), z* jumping by 2.5
-    after 50 games; 5 x 200 seeded runs) L = 6 scored 0.07, 0.31, 0.47 over the three 10-game blocks after
-    the jump where Wu's scored 0.06, 0.07, 0.08, with z's spread before it 0.12 against 0.10. Rprop's sign
-    rule (dz x1.5 after a result like the last, x0.5 after an unlike one), tried first, followed the jump as
-    well on Connect4 but played 6 of AlphaDDA's 8 agents in band where Wu's schedule played 8."""
+    lengthen it), and every further result of that run, doubles dz instead (at most the starting dz). Wu's schedule
+    cools dz for good, which suits an opponent of fixed strength: after 50 games it is at dz_min, and an opponent
+    who becomes much stronger then wins game after game while z climbs 0.03 a game. At an even strength a run of L
+    is rare (one game in 2^(L-1)), and with L = 6 dz still cools there (doubling one game in 32 against x0.95 in the
+    others). On a logistic model of the result (P(win) = 1 / (1 + exp(-2 (z - z*))), z* jumping by 2.5 after 50
+    games; 5 x 200 seeded runs) L = 6 scored 0.07, 0.31, 0.47 over the three 10-game blocks after the jump where
+    Wu's scored 0.06, 0.07, 0.08, with z's spread before it 0.12 against 0.10. Rprop's sign rule (dz x1.5 after a
+    result like the last, x0.5 after an unlike one), tried first, followed the jump as well on Connect4 but played
+    6 of AlphaDDA's 8 agents in band where Wu's schedule played 8."""
 
     # nothing an on-line tuner can set: dz acts between games, on the next game's z, after the reward of the game
     # it was asked for is in (a tuner would credit each step to the game before the one it shaped)
