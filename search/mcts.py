@@ -78,15 +78,24 @@ def expand(g, w, node, use_amaf):
     w.n_children[node] = n
     w.meta[FREE_NODE] = free + n
     if use_amaf:
-        row = w.meta[FREE_ROW]
-        if row < w.amaf_value.shape[0]:
-            w.amaf_row[node] = row
-            w.amaf_value[row] = 0.0
-            w.amaf_visits[row] = 0.0
-            w.meta[FREE_ROW] = row + 1
-        else:
-            w.meta[FULL] = 1
+        give_amaf_row(w, node)
     return True
+
+
+@kernel(inline="always")
+def give_amaf_row(w, node):
+    """A zeroed AMAF row for `node` if it has none (the FULL flag when none is free). A node gets it on its first
+    visit, so its AMAF statistics count every playout through it, its first ones too (the authors' code does)."""
+    if w.amaf_row[node] >= 0:
+        return
+    row = w.meta[FREE_ROW]
+    if row < w.amaf_value.shape[0]:
+        w.amaf_row[node] = row
+        w.amaf_value[row] = 0.0
+        w.amaf_visits[row] = 0.0
+        w.meta[FREE_ROW] = row + 1
+    else:
+        w.meta[FULL] = 1
 
 
 @kernel(inline="always")
@@ -162,6 +171,8 @@ def simulate(g, w):
     while not g.terminal(s):
         if w.first_child[node] < 0:
             if depth > 0 and w.visits[node] < n_open:
+                if use_amaf:
+                    give_amaf_row(w, node)
                 break
             if not expand(g, w, node, use_amaf):
                 break

@@ -2,7 +2,7 @@
 
 Nodes live in flat arrays; a node's children are contiguous (first_child .. first_child +
 n_children). Values are sums of rewards in [0, 1] from the view of the player who made the move
-into the node. Expanded nodes may own a row of AMAF statistics (GRAVE); MAST statistics are per
+into the node. Visited nodes may own a row of AMAF statistics (GRAVE); MAST statistics are per
 player and action. Shapes: M nodes, R AMAF rows, A = the game's num_distinct_actions.
 """
 

@@ -8,7 +8,7 @@ import pytest
 
 import games
 from games.rng import make_rng
-from search.mcts import ALPHADDA, MCTS, REF, UCB1, K, new_walk, select_child
+from search.mcts import ALPHADDA, MCTS, N_OPEN, REF, UCB1, K, new_walk, select_child
 from search.minimax import negamax
 from search.tree import copy_subtree, new_tree, root_statistics
 from tuner.agents import make_agent, parse_spec
@@ -203,6 +203,20 @@ def test_tree_is_reused_when_the_game_continues():
     assert agent.search.tree.visits[0] > 0 and agent.search.tree.visits[0] < kept[first]
     agent.select_action(state)
     assert agent.last_search.visits.sum() >= 2000
+
+
+def test_grave_credits_a_leaf_with_the_amaf_of_every_playout_through_it_its_first_ones_too():
+    # children never opened (N_open huge): each simulation credits the root with all its moves and the child it
+    # went through with all but the first, so the children's AMAF counts sum to the root's less one a simulation
+    agent = make_agent(C4, "ap:simulations=300", seed=4)
+    agent.search.settings[N_OPEN] = 10**6
+    agent.select_action(C4.new_initial_state())
+    tree = agent.search.tree
+    kids = range(tree.first_child[0], tree.first_child[0] + tree.n_children[0])
+    assert all(tree.amaf_row[c] >= 0 for c in kids if tree.visits[c] > 0)
+    root = tree.amaf_visits[tree.amaf_row[0]].sum()
+    below = sum(tree.amaf_visits[tree.amaf_row[c]].sum() for c in kids if tree.visits[c] > 0)
+    assert tree.visits[0] >= 300 and below == root - tree.visits[0] > 0
 
 
 def test_a_copied_subtree_keeps_every_node_its_amaf_rows_and_the_mast_tables():

@@ -5,6 +5,7 @@ import pytest
 from numba import njit
 
 from games.jit import kernel
+from games.rng import make_rng
 from tuner.strategies import (
     COMPILED,
     NAMES,
@@ -16,6 +17,7 @@ from tuner.strategies import (
     sa_mcts_space,
 )
 from tuner.strategies._common import FIRST_SLOTS, by_code
+from tuner.strategies._lsi import move_best_to_front
 from tuner.strategies._ntbea import score as ntbea_score
 
 ADAPTIVE = ["nmc", "ea", "ntbea"]
@@ -89,6 +91,41 @@ def test_lsi_draws_its_candidates_uniformly_when_no_value_has_won_anything():
     assert len(drawn) >= 12  # 20 draws of 25 pairs: about 14 distinct (always the last value: one)
     for i in range(2):
         assert len(set(drawn[:, i].tolist())) == 5
+
+
+def test_lsis_halving_breaks_ties_uniformly_at_random():
+    """The best candidates always go on; among equal means each is equally likely (deviations.md: ties)."""
+    rng, firsts, kept_counts = make_rng(5), np.zeros(4), np.zeros(4)
+    for _ in range(2000):
+        rows, scores = np.arange(6).reshape(6, 1), np.array([0.5, 1.0, 1.0, 0.0, 1.0, 1.0])
+        move_best_to_front(rows, scores, 6, 3, rng)
+        kept = rows[:3, 0].tolist()
+        assert sorted(rows[:, 0].tolist()) == list(range(6)) and scores[:3].tolist() == [1.0] * 3
+        firsts[[1, 2, 4, 5].index(kept[0])] += 1
+        for r in kept:
+            kept_counts[[1, 2, 4, 5].index(r)] += 1
+    # each of the four 1.0s leads with chance 1/4 and is kept with chance 3/4 (a fixed order: rows 1, 2, 4 always)
+    assert np.all(np.abs(firsts / 2000 - 0.25) < 0.04) and np.all(np.abs(kept_counts / 2000 - 0.75) < 0.04)
+
+
+def test_eas_elite_is_the_best_by_fitness_and_a_tie_goes_to_the_earlier_individual():
+    """Alg. 3 with the authors' stable sort: the mu best of a generation survive, best first, and among equal
+    fitness the one earlier in the population (the last elite comes first), whatever the ranks above it."""
+    strategy = Strategy(sa_mcts_space(["C", "eps", "K", "Ref", "VO", "T"]), "ea", seed=6)  # 475,200 combinations
+    strategy.ask()
+    first = [tuple(r) for r in strategy.arrays["population"]]
+    assert len(set(first)) == 50  # each individual asked once, in population order
+    fitness = [1.0 if k >= 40 else 0.5 if k % 2 == 0 else 0.0 for k in range(50)]
+    for k in range(50):
+        x = strategy.ask()
+        assert tuple(x) == first[k]
+        strategy.tell(x, fitness[k])
+    elite = [tuple(r) for r in strategy.arrays["population"][:25]]
+    assert elite == first[40:] + first[0:30:2]  # ten 1s, then the first fifteen 1/2s in their order
+    survivors = elite
+    for _ in range(50):  # all equal: the survivors, at the front, keep their places
+        strategy.tell(strategy.ask(), 0.5)
+    assert [tuple(r) for r in strategy.arrays["population"][:25]] == survivors
 
 
 @njit(error_model="numpy")

@@ -288,22 +288,6 @@ def set_row(table, r, x):
 
 
 @kernel(inline="always")
-def move_best_to_front(rows, scores, count, keep):
-    """Reorder rows 0..count-1 of `rows` (and `scores`) in place so that the `keep` best by score come
-    first, best first; ties keep the earlier row. A partial selection sort: no allocation."""
-    d = rows.shape[1]
-    for a in range(keep):
-        best = a
-        for b in range(a + 1, count):
-            if scores[b] > scores[best]:
-                best = b
-        if best != a:
-            scores[a], scores[best] = scores[best], scores[a]
-            for i in range(d):
-                rows[a, i], rows[best, i] = rows[best, i], rows[a, i]
-
-
-@kernel(inline="always")
 def record(st, x, reward):
     """Learn reward for x: its value and combination statistics and the total; returns x's slot."""
     for i in range(x.shape[0]):

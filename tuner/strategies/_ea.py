@@ -19,7 +19,6 @@ from tuner.strategies._common import (
     STATS_FIELDS,
     StateType,
     get_row,
-    move_best_to_front,
     random_combination,
     record,
     set_row,
@@ -111,13 +110,32 @@ def update(st, x, reward, rng):
 
 
 @kernel(inline="always")
+def sort_by_fitness(pop, fitness, x):
+    """Sort the population (and `fitness`) best first, in place; ties keep their order, so the last
+    generation's elite, at the front, wins a tie against a newcomer (the authors' code sorts stably): with
+    rewards of 0, 1/2 or 1 most of a generation ties, and a survivor that scores 1 again has won twice. An
+    insertion sort, x the scratch row: lambda = 50 rows once a generation."""
+    for k in range(1, pop.shape[0]):
+        f = fitness[k]
+        get_row(pop, k, x)
+        j = k
+        while j > 0 and fitness[j - 1] < f:
+            fitness[j] = fitness[j - 1]
+            for i in range(x.shape[0]):
+                pop[j, i] = pop[j - 1, i]
+            j -= 1
+        fitness[j] = f
+        set_row(pop, j, x)
+
+
+@kernel(inline="always")
 def next_generation(st, x, rng):
     """Keep the elite (the best mu, moved to the front) and breed the rest of the population from it.
 
     x serves as scratch."""
     lam, mu, d = st.population.shape[0], st.elite, x.shape[0]
     pop = st.population
-    move_best_to_front(pop, st.fitness, lam, mu)
+    sort_by_fitness(pop, st.fitness, x)
     get_row(pop, 0, st.best)
     for k in range(mu, lam):  # offspring, written over the rest of the population
         if uniform(rng) < st.crossover:

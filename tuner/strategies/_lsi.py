@@ -24,7 +24,7 @@ from numba.experimental import structref
 
 from games.jit import kernel
 from games.kernels import copy_into
-from games.rng import uniform
+from games.rng import randint, uniform
 from tuner.strategies._common import (
     FLOAT1,
     INT1,
@@ -33,7 +33,6 @@ from tuner.strategies._common import (
     StateType,
     code,
     get_row,
-    move_best_to_front,
     random_combination,
     recommend_lcb,
     record,
@@ -162,7 +161,7 @@ def update(st, x, reward, rng):
             st.index += 1
             st.left = round_budget(st)
             if st.index == st.alive:
-                halve(st)
+                halve(st, rng)
 
 
 @kernel(inline="always")
@@ -212,10 +211,33 @@ def draw_candidates(st, cand, rng):
 
 
 @kernel(inline="always")
-def halve(st):
-    """End of a round of sequential halving: the better ceil(|C_i| / 2) by mean reward go on; one left wins."""
+def move_best_to_front(rows, scores, count, keep, rng):
+    """Reorder rows 0..count-1 of `rows` (and `scores`) in place so that the `keep` best by score come
+    first, best first; among equal scores each is picked uniformly at random (a fixed order would favour
+    the candidates drawn first). A partial selection sort: no allocation, one draw per tie."""
+    d = rows.shape[1]
+    for a in range(keep):
+        best = a
+        ties = 1
+        for b in range(a + 1, count):
+            if scores[b] > scores[best]:
+                best, ties = b, 1
+            elif scores[b] == scores[best]:
+                ties += 1
+                if randint(rng, ties) == 0:
+                    best = b
+        if best != a:
+            scores[a], scores[best] = scores[best], scores[a]
+            for i in range(d):
+                rows[a, i], rows[best, i] = rows[best, i], rows[a, i]
+
+
+@kernel(inline="always")
+def halve(st, rng):
+    """End of a round of sequential halving: the better ceil(|C_i| / 2) by mean reward go on (ties at random);
+    one left wins."""
     keep = (st.alive + 1) // 2
-    move_best_to_front(st.candidates, st.sums, st.alive, keep)
+    move_best_to_front(st.candidates, st.sums, st.alive, keep, rng)
     st.alive, st.index = keep, 0
     st.left = round_budget(st)
     if keep == 1:
