@@ -63,8 +63,10 @@ def person_games(args, person: str, repetition: int, path: str) -> dict:
 
 
 def level(bot: Opponent) -> float:
-    """The opponent's level after a game: its inter-game z where it has one, else the median z of its moves."""
-    inter = getattr(bot.adjuster, "inter", None)
+    """The opponent's level after a game: its inter-game z where it has one (inside an on-line DDA tuner's too),
+    else the median z of its moves (which stops at the budget's floor, below which the budget halves instead)."""
+    adjuster = getattr(bot.adjuster, "inner", bot.adjuster)  # a TunedAdjuster's own adjuster
+    inter = getattr(adjuster, "inter", None)
     return inter.z if inter is not None else float(np.median([turn.strength["z"] for turn in bot.turns]))
 
 
