@@ -2,7 +2,7 @@
 parameters (Figs. 3-4), and AlphaDDA1-3 against eight agents (Tables 5-13).
 
     .venv/bin/python -m experiments.alphadda strength --game connect4 [--games 50] [--seed 0]
-    .venv/bin/python -m experiments.alphadda tables --game connect4 [--games 100] [--seed 0]
+    .venv/bin/python -m experiments.alphadda tables --game connect4 [--games 100] [--seed 0] [--flavour authors]
 
 strength: AlphaZero (the shipped net) at each N_sim (Fig. 3A), C_puct (Fig. 3B) and dropout probability
 P_drop (Fig. 4) plays --games games, half in each seat, against AlphaZero, MCTS1, MCTS2, Minimax1 and
@@ -14,7 +14,8 @@ tables: AlphaDDA1, 2, 3 at the paper's Tables 1-3 and our AlphaDDA1Z play --game
 seat, against AlphaZero, MCTS1-4, Minimax1, Minimax2 and Random: win, loss and draw rates in total and
 per seat with 95% intervals, and the distinct games behind them, beside the paper's Tables 5-13. Every az
 side plays as in the authors' test games, eps 0.2 (TEST_EPS): at eps 0 AlphaDDA and AlphaZero repeat one
-game per seat.
+game per seat. --flavour authors plays the tables as the authors' test scripts did (N_h at most 2, MCTS1-4 with
+their code's exploration term; docs/deviations.md), to be read beside the paper like for like.
 Every game of a part plays in one lock-step pool (`tuner.match.play_matches`), so the az agents share
 their forwards. Writes experiments/results/alphadda/PART-GAME.json (every match, seed, versions,
 commit), .md and, for strength, .png.
@@ -30,7 +31,7 @@ from tqdm import tqdm
 
 from experiments.alphazero_elo import TABLE_4
 from nets.train import TABLE_A1
-from search.alphadda import TABLE_1Z
+from search.alphadda import TABLE_1Z, TABLES
 from tuner.match import play_matches
 from tuner.match.ratings import bradley_terry
 from tuner.match.stats import format_interval
@@ -47,6 +48,10 @@ OPPONENTS = ["az", "mcts1", "mcts2", "mcts3", "mcts4", "minimax1", "minimax2", "
 ADJUSTERS = {"alphadda1": {}, "alphadda2": {}, "alphadda3": {}, "alphadda1z": {"rth": 0}}  # with extra az keys:
 # AlphaDDA1Z may choose any searched move (rth=0), as its study tuned it
 TEST_EPS = 0.2  # the authors' test games: a simulation leaves the root by a random child (Table A1's epsilon)
+# --flavour authors: the tables as the authors' test scripts ran them (docs/deviations.md): their scripts keep the
+# last two positions for the value history (test_dda.py), so N_h is at most AUTHORS_NH, and their MCTS1-4 explore
+# with 2 ln(N + 1) over the children's visits (classical_MCTS.py; `mcts:uct=code`)
+AUTHORS_NH = 2
 
 # [AlphaDDA Tables 5-13] as printed: per game and seat, a row per opponent with the win, loss and draw rates
 # of AlphaDDA1, then AlphaDDA2, then AlphaDDA3 (first: AlphaDDA moved first).
@@ -325,10 +330,29 @@ def distinct_games(match) -> dict:
     return {"a_first": seats.count(0), "a_second": seats.count(1)}
 
 
+def flavour_keys(flavour: str, game: str, name: str) -> dict:
+    """The spec keys that make agent `name` (an adjuster or an opponent) play as `flavour` says: the paper's
+    text, or the authors' test scripts (AlphaDDA1Z, ours, and the other opponents are the same in both)."""
+    if flavour != "authors":
+        return {}
+    if name in TABLES and name != "alphadda1z":
+        return {"nh": min(TABLES[name][game]["nh"], AUTHORS_NH)}
+    return {"uct": "code"} if name.startswith("mcts") else {}
+
+
 def tables(args) -> dict:
     pairs = [(a, o) for a in ADJUSTERS for o in (OPPONENTS[-2:] if args.quick else OPPONENTS)]
+
+    def opponent(o):
+        keys = flavour_keys(args.flavour, args.game, o)
+        return (
+            o + ":" + ",".join(f"{k}={v}" for k, v in keys.items())
+            if keys
+            else opponent_spec(args.game, o, eps=TEST_EPS)
+        )
+
     matches = [
-        (az(args.game, dda=a, eps=TEST_EPS, **ADJUSTERS[a]), opponent_spec(args.game, o, eps=TEST_EPS))
+        (az(args.game, dda=a, eps=TEST_EPS, **ADJUSTERS[a], **flavour_keys(args.flavour, args.game, a)), opponent(o))
         for a, o in pairs
     ]
     results = play(args.game, matches, args.games, args.seed, f"Tables 5-13 on {args.game}")
@@ -336,7 +360,8 @@ def tables(args) -> dict:
         {"adjuster": a, "opponent": o, **m.to_dict(), "distinct": distinct_games(m)}
         for (a, o), m in zip(pairs, results)
     ]
-    return {"eps": TEST_EPS, "alphadda1z": TABLE_1Z[args.game], "rows": rows}
+    specs = {name: spec for pair, match in zip(pairs, matches) for name, spec in zip(pair, match)}
+    return {"eps": TEST_EPS, "alphadda1z": TABLE_1Z[args.game], "flavour": args.flavour, "specs": specs, "rows": rows}
 
 
 def rates(record: dict) -> str:
@@ -397,6 +422,14 @@ def tables_report(out: dict, game: str) -> str:
         "",
         *in_sum(out, game),
     ]
+    if out.get("flavour") == "authors":
+        lines[4:4] = [
+            "As the authors' test scripts ran them (`--flavour authors`): N_h at most 2 and MCTS1-4 exploring with "
+            "2 ln(N + 1) over the children's visits. Specs: "
+            + "; ".join(f"{name} `{spec}`" for name, spec in out["specs"].items() if name in TABLES or "uct" in spec)
+            + ".",
+            "",
+        ]
     for seat, key in (("total", "total"), ("first", "a_first"), ("second", "a_second")):
         lines += [
             f"## {seat}",
@@ -429,11 +462,20 @@ def main() -> None:
         default="ours",
         help="strength: hold the opponents at our Table 4 analogue (default) or at the paper's",
     )
+    parser.add_argument(
+        "--flavour",
+        choices=["paper", "authors"],
+        default="paper",
+        help="tables: play as the paper's text says (default) or as the authors' test scripts ran it (N_h <= 2, "
+        "their MCTS exploration term); written to tables-GAME-authors",
+    )
     parser.add_argument("--quick", action="store_true", help="a smoke run: 2 games a match, a few settings")
     parser.add_argument("--report-only", action="store_true", help="rewrite the .md (and .png) from the .json")
     parser.add_argument("--out", default=OUT)
     args = parser.parse_args()
-    stem = os.path.join(args.out, f"{args.part}-{args.game}")
+    if args.flavour == "authors" and args.part != "tables":
+        parser.error("--flavour authors applies to the tables part only")
+    stem = os.path.join(args.out, f"{args.part}-{args.game}" + ("-authors" if args.flavour == "authors" else ""))
     if args.report_only:
         if not os.path.exists(f"{stem}.json"):
             sys.exit(f"no {stem}.json: run `python -m experiments.alphadda {args.part} --game {args.game}` first")

@@ -27,7 +27,7 @@ from search.tree import FREE_NODE, FREE_ROW, FULL, ROOT, Tree, child, clear, cop
 C, EPSILON, K, REF, VO, T = range(6)
 # indices of the fixed settings vector
 N_OPEN, FORMULA, USE_MAST, USE_AMAF = range(4)
-ALPHADDA, UCB1 = 0, 1  # the two selection formulas
+ALPHADDA, UCB1, ALPHADDA_CODE = 0, 1, 2  # the selection formulas (ALPHADDA_CODE: eq. 12 as the authors coded it)
 _EPS_DIV = 1e-7  # AlphaDDA App. 3's epsilon
 
 
@@ -110,11 +110,19 @@ def select_child(w, node, ref, mover, formula, use_amaf):
     row = w.amaf_row[ref] if use_amaf else -1
     best = -np.inf
     # one logarithm per node and one division per child (a reciprocal shared by the mean and the bonus)
-    log_parent = math.log(parent_visits + 1.0) if formula == ALPHADDA else math.log(parent_visits)
+    if formula == ALPHADDA:
+        log_parent = math.log(parent_visits + 1.0)
+    elif formula == ALPHADDA_CODE:  # the AlphaDDA authors' MCTS: 2 ln(N + 1), N the sum of the children's visits
+        children_visits = 0.0
+        for i in range(n):
+            children_visits += w.visits[first + i]
+        log_parent = 2.0 * math.log(children_visits + 1.0)
+    else:
+        log_parent = math.log(parent_visits)
     for i in range(n):
         c = first + i
         visits = w.visits[c]
-        if formula == ALPHADDA:
+        if formula != UCB1:
             q = 2.0 * w.value[c] - visits  # the sum of +1 / 0 / -1 rewards
             inverse = 1.0 / (visits + _EPS_DIV)
             # [AlphaDDA eq. 12]

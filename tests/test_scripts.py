@@ -90,6 +90,25 @@ def test_script_runs_at_a_tiny_budget(module, args, tmp_path):
     assert any(tmp_path.iterdir()), "the script wrote nothing"
 
 
+def test_alphadda_tables_as_the_authors_ran_them(monkeypatch):
+    """--flavour authors: N_h capped at 2 (Tables 1-3 give Connect4 3, 1 and 5) and MCTS1-4 with the code's UCT;
+    the paper flavour keeps the tables' points and plain MCTS1-4."""
+    import argparse
+
+    import experiments.alphadda as ex
+
+    monkeypatch.setattr(ex, "play", lambda game, matches, games, seed, desc: [])  # the specs only, no games
+    for flavour in ("authors", "paper"):
+        specs = ex.tables(argparse.Namespace(game="connect4", quick=False, flavour=flavour, games=2, seed=0))["specs"]
+        nh = {a: [k for k in specs[a].split(",") if k.startswith("nh=")] for a in ex.ADJUSTERS}
+        if flavour == "authors":
+            assert nh == {"alphadda1": ["nh=2"], "alphadda2": ["nh=1"], "alphadda3": ["nh=2"], "alphadda1z": []}
+            assert [specs[f"mcts{i}"] for i in range(1, 5)] == [f"mcts{i}:uct=code" for i in range(1, 5)]
+        else:
+            assert all(v == [] for v in nh.values()) and specs["mcts3"] == "mcts3"
+        assert specs["minimax1"] == "minimax1" and "uct" not in specs["az"]
+
+
 def test_the_paper_tables_read_as_printed():
     """experiments.alphadda's transcription of AlphaDDA Tables 5-13: corner values checked by hand against
     the paper, and every row's win, loss and draw rates summing to 1 (a shifted column would break it)."""

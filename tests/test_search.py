@@ -8,7 +8,7 @@ import pytest
 
 import games
 from games.rng import make_rng
-from search.mcts import ALPHADDA, MCTS, N_OPEN, REF, UCB1, K, new_walk, select_child
+from search.mcts import ALPHADDA, ALPHADDA_CODE, FORMULA, MCTS, N_OPEN, REF, UCB1, K, new_walk, select_child
 from search.minimax import negamax
 from search.tree import copy_subtree, new_tree, root_statistics
 from tuner.agents import make_agent, parse_spec
@@ -50,6 +50,19 @@ def test_alphadda_uct_formula_by_hand():
         expected = int(np.argmax([score(2, 4, c), score(1, 1, c)]))
         assert choose(tree, params(c=c), ALPHADDA).argmax() == expected
     assert score(2, 4, 0.0) < score(1, 1, 0.0)  # with C = 0 the better mean wins: child 1
+
+
+def test_alphadda_uct_as_the_authors_coded_it_by_hand():
+    # their code: q/N + C sqrt(2 ln(N_c + 1) / N), N_c the children's visits (5 here), where eq. 12 as printed
+    # reads the node's own (10). Child 0: mean 1 of 4 visits; child 1: mean -1 of 1 visit.
+    tree = hand_tree([4, 1], [4.0, 0.0], root_visits=10)
+    c_eq12, c_code = 4 / math.sqrt(math.log(11)), 4 / math.sqrt(2 * math.log(6))  # C where the two children tie
+    assert c_code < 2.35 < c_eq12
+    assert choose(tree, params(c=2.35), ALPHADDA).argmax() == 0
+    assert choose(tree, params(c=2.35), ALPHADDA_CODE).argmax() == 1
+    assert choose(tree, params(c=0.97 * c_code), ALPHADDA_CODE).argmax() == 0
+    assert make_agent(C4, "mcts1:uct=code").search.settings[FORMULA] == ALPHADDA_CODE
+    assert make_agent(C4, "mcts1").search.settings[FORMULA] == ALPHADDA
 
 
 def test_ucb1_formula_by_hand_and_unvisited_first():

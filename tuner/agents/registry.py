@@ -19,7 +19,7 @@ from search import perfect
 from search.agents import MCTSAgent, MinimaxAgent, RandomAgent
 from search.az import AZAgent, AZGroup
 from search.evaluator import MAX_DROPOUT
-from search.mcts import ALPHADDA, EPSILON, REF, UCB1, VO, C, K, T
+from search.mcts import ALPHADDA, ALPHADDA_CODE, EPSILON, REF, UCB1, VO, C, K, T
 from search.puct import PUCT, PUCT_RULE
 from tuner.agents import adjusters
 from tuner.agents.adjusters import DDA_KEYS, DSA_KEYS, TUNER_KEYS
@@ -51,6 +51,11 @@ _MCTS_KEYS = {
     **_CHOICE,
     "c": Key(number(), 0.5, "exploration constant C"),
     "n_open": Key(number(1, integer=True), 5, "visits before a node's children are opened"),
+    "uct": Key(
+        choice("eq12", "code"),
+        "eq12",
+        "eq12: AlphaDDA's eq. 12 as printed; code: as the authors' code, 2 ln(N + 1) with N the children's visits",
+    ),
 }
 _TUNE_KEYS = {
     "tuner": Key(choice("none", *STRATEGY_NAMES), "none", "on-line tuning strategy"),
@@ -122,7 +127,7 @@ def _choice(game, seed, o, evaluator=None) -> dict:
 
 def _make_mcts(game, seed, o):
     params = [o["c"], 1.0, 0.0, math.inf, 0.0, 0.0]
-    settings = [o["n_open"], ALPHADDA, 0, 0]
+    settings = [o["n_open"], ALPHADDA if o["uct"] == "eq12" else ALPHADDA_CODE, 0, 0]
     return MCTSAgent(
         game, seed, params, settings, simulations=o["simulations"], seconds=o["time"], **_choice(game, seed, o)
     )
