@@ -332,7 +332,10 @@ def report(out: dict, args, path: str) -> None:
     stem = path[: -len(".json")]
     text = tables_report(out, args) if args.part == "tables" else shift_report(out, args)
     env = out["environment"]
-    text += f"\nSeed {env['seed']}, {out['seconds'] / 60:.0f} min, commit {env['commit']}, {env['date']}.\n"
+    text += (
+        f"\nSeed {env['seed']}; {out['seconds'] / 60:.0f} min of play in all; the file begun at commit {env['commit']}"
+        f" on {env['date']} (each config ran at the commit beside its spec).\n"
+    )
     with open(stem + ".md", "w") as f:
         f.write(text)
     plot(out, args, stem + ".png")
