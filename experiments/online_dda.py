@@ -53,12 +53,17 @@ TUNED = {  # the adjusters tuned: by the issue; and Wu's DSA, whose band (dsa_ep
 }
 BASELINES = {  # untuned: AlphaDDA1 at the paper's point and the grid's validated best, ours, Wu's DSA
     "alphadda1-paper": {"dda": "alphadda1"},
-    "alphadda1-best": {"dda": "alphadda1", "nh": 1, "a_sim": 2.0, "b_sim0": -1.5, "n_max": 400},
+    "alphadda1-best": {"dda": "alphadda1"},  # at the game's GRID_POINT
     "alphadda1z": {"dda": "alphadda1z", "rth": 0},  # costly (up to 4 N_max): the report cites its tables row
     "dsa-both": {"dsa": "both"},
     "dsa-follow": {"dsa": "both", "dz_reheat": 6},
 }
-GRID_BEST = {"connect4": 73.4, "othello6": 89.6}  # D of each game's AlphaDDA1 grid recommendation, replayed
+# the point each game's AlphaDDA1 grid study says to act on (studies/alphadda1-grid-GAME/report), and its D replayed
+GRID_POINT = {
+    "connect4": {"nh": 1, "a_sim": 2.0, "b_sim0": -1.5, "n_max": 400},
+    "othello6": {"nh": 3, "a_sim": 1.6, "b_sim0": -1.2, "n_max": 400},
+}
+GRID_BEST = {"connect4": 73.4, "othello6": 71.4}
 GRID_OPPONENTS = ["az", "mcts1", "mcts2", "minimax1", "random"]  # the grid studies' five agents
 WINDOW = 20  # games in the trailing score that must stay in the band
 BLOCK = 10  # shift: games in a block after the jump
@@ -76,7 +81,8 @@ def configs() -> dict:
 def spec(game: str, config: str, options: str) -> str:
     """The az spec of `config` at the tables' eps, with `options` (a spec's `k=v,...` tail) added."""
     extra = dict(kv.split("=", 1) for kv in options.split(",")) if options else {}
-    return az(game, eps=TEST_EPS, **configs()[config], **extra)
+    point = GRID_POINT[game] if config == "alphadda1-best" else {}
+    return az(game, eps=TEST_EPS, **configs()[config], **point, **extra)
 
 
 # --- measures ------------------------------------------------------------------------------------
