@@ -96,11 +96,15 @@ def main() -> None:
             "z_final_each": z[:, -1].round(3).tolist(),
             "score_first_half": round(float(score[:, :half].mean()), 3),
             "score_second_half": round(float(score[:, half:].mean()), 3),
+            # each person's own: a pooled score hides misses of opposite signs
+            "score_second_half_each": score[:, half:].mean(axis=1).round(3).tolist(),
+            "miss_second_half": round(float(np.abs(score[:, half:].mean(axis=1) - 0.5).mean()), 3),
         }
+        s = summary[person]
         print(
-            f"{person:<7} ({PEOPLE[person]}): z after {args.games} games {summary[person]['z_final_each']}, "
-            f"person's score {summary[person]['score_first_half']:.2f} in the first half, "
-            f"{summary[person]['score_second_half']:.2f} in the second"
+            f"{person:<7} ({PEOPLE[person]}): z after {args.games} games {s['z_final_each']}, "
+            f"person's score {s['score_first_half']:.2f} in the first half, {s['score_second_half']:.2f} in the "
+            f"second (each {s['score_second_half_each']}, mean |score - 1/2| {s['miss_second_half']:.3f})"
         )
     with open(os.path.join(args.out, "results.json"), "w") as f:
         json.dump(

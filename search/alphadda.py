@@ -276,7 +276,7 @@ class AlphaDDA1Z(AlphaDDA1):
     """
 
     STATE = ("z_0", "dz_0")  # per seat: what a profile keeps between sessions
-    TUNABLE = {**AlphaDDA1.TUNABLE, "z_a": "z_a", "z_0": "z_0"}  # a tuned z_0 replaces its step between games
+    TUNABLE = {**AlphaDDA1.TUNABLE, "z_a": "z_a", "z_0": "z_0"}  # tuned, z_0 has no step (adjusters.STEPPED)
     Z0_RANGE = (-1.0, 2.0)
     DECAY, DZ_MIN = 0.95, 0.03  # Wu et al.'s inter-game schedule
 

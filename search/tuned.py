@@ -37,7 +37,8 @@ person win 60%).
   tuner.agents.adjusters.DDA_SETTINGS) NMC's score stayed 0.046 and 0.072
   from the aim at noise 0.1 and 0.2 where |miss| per move left it 0.111 and 0.163 away (about even at 0.05,
   0.073 against 0.065, and noise-free, 0.049 against 0.047); EA gains at every noise, NTBEA from noise 0.05
-  (noise-free it loses, 0.112 against 0.095), LSI (which commits to one level) and CMA-ES do not. PULL 0.2 and
+  (noise-free it loses, 0.112 against 0.095); LSI and CMA-ES, which commit to one level, gain at some noises
+  and lose at others (LSI at 0.1 and 0.2, CMA-ES at 0 and 0.1). PULL 0.2 and
   STEP 0.05: of PULL 0.1-0.3 x STEP 0.03-0.1 at noise 0.1, PULL 0.2 held NMC's score nearest (0.046 at STEP
   0.05 with 55% of its moves at a fair level, 0.044 at 0.1 with 48%); PULL 0.3 held EA's and NTBEA's nearer
   (0.072 and 0.066 against 0.077 and 0.123).
@@ -52,8 +53,11 @@ person win 60%).
   three settings winning 0.1, 0.5 and 0.9 of games, NMC then played the fair one in 92% of games 101-300
   (28% before) and LSI in 100%. A round cut short by the end of a match goes on into the seat's next game.
 
-Forgetting (`forget`, in (0, 1]): after each game it played, every reward a seat learnt so far weighs
-`forget` times as much (Strategy.forget), so the tuner follows a person who improves.
+Forgetting (`forget`, in (0, 1]): after each game it played, a seat's strategy forgets (Strategy.forget), so the
+tuner follows a person who improves: NMC and NTBEA weigh every reward learnt so far `forget` times as much
+(NMC keeps its total, so its exploration grows as old rewards fade); LSI, once settled, plays its winner for a
+budget of asks and then starts a new round; CMA-ES starts one once pycma has stopped; EA, whose choices read
+only the current generation's rewards, and grid and random, which read none, go on as before.
 State: what each seat's strategy learnt (`Strategy.state_dict`: its statistics and stream, of a size set by
 its space, not by the games played), the setting each seat asked last, and the inner adjuster's own; the
 settings in force are put back into the inner adjuster, whose own state may not hold them. A saved state that

@@ -256,7 +256,45 @@ def test_one_setting_plays_a_round_of_two_games_and_is_told_the_product_of_their
         adjuster.game_over(returns, 0)
     assert rec[0].asks == 2 and rec[1].asks == 0
     assert rec[0].tells == [((1.0,), pytest.approx(0.8808, abs=1e-4)), ((2.0,), pytest.approx(0.1192, abs=1e-4))]
-    assert rec[0].forgets == [0.5] * 4
+    assert rec[0].forgets == [0.5] * 4 and rec[1].forgets == []  # only the seat that played forgets
+
+
+def test_one_adjuster_playing_both_seats_puts_each_seats_own_setting_in_force():
+    """Seat 0's tuner asks z = 1, seat 1's z = -3 (judged by a clean value, so asked before each round's first
+    search): every search runs at its own seat's setting, never the other's."""
+    recorders = {0: Recorder(((1.0,),)), 1: Recorder(((-3.0,),))}
+    inner = Judged({plies: 0.5 for plies in range(8)})
+    adjuster = TunedAdjuster(inner, lambda seed, settings=None: recorders[seed], ("z",), (0, 1))
+    adjuster.new_game()
+    for plies in range(8):
+        seat = plies % 2
+        position = Position(seat, plies)
+        assert adjuster.before_search(position).z == (1.0, -3.0)[seat]
+        adjuster.after_search(position, result(0.6, 0.5))
+        adjuster.observe(position, 1)
+    adjuster.game_over([1.0, -1.0], 0)
+    adjuster.game_over([1.0, -1.0], 1)
+    assert {x for x, _ in recorders[0].tells} == {(1.0,)} and {x for x, _ in recorders[1].tells} == {(-3.0,)}
+
+
+def test_the_two_seats_tuners_draw_from_streams_of_their_own():
+    agent = make_agent(C4, "mcts:simulations=8,dsa=fixed,dda_tuner=random", seed=1)
+    agent.new_game(seed=0, seat=0)
+    first = [[tuple(tuner.ask()) for _ in range(20)] for tuner in agent.adjuster.tuners]
+    assert first[0] != first[1]  # 20 uniform draws over z's 13 values: equal by chance about 1 in 13^20
+
+
+def test_a_tuned_alphadda1z_z_0_has_no_step_between_games():
+    """Its z_0 is the tuner's: the adjuster's own step (Table 1Z's dz_0 0.375) would play a z_0 the tuner never set."""
+    tuned_z0 = make_agent(C4, "az:net=uniform,simulations=4,dda=alphadda1z,dda_tuner=nmc", seed=1).adjuster
+    assert tuned_z0.names == ("z_a", "z_0") and tuned_z0.inner.dz_0 == [0.0, 0.0]
+    for seat in (0, 1):
+        tuned_z0.inner.game_over([1.0, -1.0], seat)
+    assert tuned_z0.inner.z_0 == [tuned_z0.inner.z_start] * 2
+    kept = make_agent(C4, "az:net=uniform,simulations=4,dda=alphadda1z,dda_tuner=nmc,dda_tune=z_a", seed=1).adjuster
+    assert kept.inner.dz_0 == [0.375, 0.375]  # z_0 not tuned: its step stays
+    with pytest.raises(ValueError, match="^dz_0 steps z_0 between games, which the tuner sets"):
+        check_spec(C4, "az:net=uniform,dda=alphadda1z,dz_0=0.2,dda_tuner=nmc")
 
 
 def test_per_game_the_misses_are_from_one_minus_the_target():

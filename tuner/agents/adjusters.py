@@ -102,6 +102,9 @@ TUNER_KEYS = {
     ),
     "dda_forget": Key(number(1e-9, 1), 1.0, "after each game, what every reward learnt so far weighs (1: all)"),
 }
+# a setting an adjuster also steps between games itself, and that step: a tuner that sets the first turns the
+# second off, else the games of a round would play a stepped value while the tuner is told about the one it set
+STEPPED = {"z_0": "dz_0"}
 LSI_GAMES = 20  # an on-line DDA LSI's budget in rewards: this many games' moves (per move a game tells about half)
 # SA-MCTS's NMC explores with UCB's C = 1, made for thousands of playouts a move; an on-line DDA tuner has a few
 # hundred rounds a match, whose rewards sit near 1/2, and C = 1 kept NMC near uniform over its levels. On the
@@ -365,16 +368,23 @@ def tuner_space(kind: AdjusterKind, game, options: dict) -> Space:
             f"bad dda_tune={text}: {', '.join(bad)} not tunable in {kind.selector}={kind.name}; "
             f"choose from {'+'.join(params)}, or all"
         )
+    for name, step in STEPPED.items():
+        if name in names and step in kind.keys and options.get(step) not in (None, 0):
+            raise ValueError(
+                f"{step} steps {name} between games, which the tuner sets: leave {step} out (a tuned {name} has "
+                f"no step) or take {name} out of dda_tune"
+            )
     return Space([params[n] for n in names])
 
 
 def build(kind: AdjusterKind, game, options: dict, evaluator, seed: int) -> StrengthAdjuster:
     """The adjuster a spec names, wrapped in its on-line DDA tuner if it names one (one strategy per seat,
     seeded from the agent's seed)."""
-    inner = kind.build(game, options, evaluator)
     if options.get("dda_tuner", "none") == "none":
-        return inner
+        return kind.build(game, options, evaluator)
     space, strategy = tuner_space(kind, game, options), options["dda_tuner"]
+    steps_off = {step: 0.0 for name, step in STEPPED.items() if name in space.names and step in kind.keys}
+    inner = kind.build(game, {**options, **steps_off}, evaluator)
     per_game = options["dda_per"] == "game"
     base = {"budget": LSI_GAMES * (1 if per_game else game.own_moves)} if strategy == "lsi" else {}
 

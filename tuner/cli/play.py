@@ -174,7 +174,8 @@ def add_commands(sub) -> None:
         default=DEFAULT_SPEC,
         metavar="SPEC",
         help=f"the opponent's agent spec (default {DEFAULT_SPEC}: MCTS with Wu et al.'s inter- and "
-        "intra-game adjustment; `sparring arena --help` lists every agent)",
+        "intra-game adjustment, its step between games heated by a run of results; `sparring arena --help` "
+        "lists every agent)",
     )
     seat = play.add_mutually_exclusive_group()
     seat.add_argument("--first", dest="first", action="store_const", const=True, help="you move first in every game")

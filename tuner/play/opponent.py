@@ -29,10 +29,11 @@ from tuner.agents import check_spec, make_agent, parse_spec
 from tuner.play.level import describe_level, elo_below_best
 from tuner.play.profiles import Profile, ProfileError, Profiles, afresh, canonical_spec, check_name
 
-# adaptive without a net: Wu et al.'s inter- and intra-game adjustment of z, its band tuned on-line by NMC and its
-# inter-game step heated by a run of results (issue 31: fairer than mcts:dsa=both on both games' tables, and back
-# near even after a jump in the person's strength, where dsa=both stays lost; experiments/results/online_dda)
-DEFAULT_SPEC = "mcts:dsa=both,dz_reheat=6,dda_tuner=nmc"
+# adaptive without a net: Wu et al.'s inter- and intra-game adjustment of z, its inter-game step heated by a run of
+# results (issue 31: as fair as mcts:dsa=both on both games' tables, and back near even after a jump in the person's
+# strength, where dsa=both stays lost; an on-line DDA tuner of its band added nothing measurable, at a state copy
+# per move; experiments/results/online_dda, docs/guides/online-dda.md)
+DEFAULT_SPEC = "mcts:dsa=both,dz_reheat=6"
 HINT_SPEC = "mcts:simulations=2000"  # the helper a person asks for a hint: full strength, its own tree
 
 
