@@ -23,7 +23,7 @@ import numpy as np
 from joblib import Parallel, delayed
 
 from games.rng import derive_seeds
-from tuner.agents import make_agent
+from tuner.agents import check_spec, make_agent
 from tuner.play import DEFAULT_SPEC, Opponent, Profiles
 from tuner.provenance import environment
 
@@ -85,6 +85,7 @@ def main() -> None:
     )
     os.remove(path)
     summary = {}
+    target = check_spec(args.game, args.opponent).options.get("dda_target", 0.5)  # the person's score aimed at
     for person in PEOPLE:
         z = np.array([run["z"] for run in runs if run["person"] == person])
         score = np.array([run["score"] for run in runs if run["person"] == person])
@@ -98,13 +99,13 @@ def main() -> None:
             "score_second_half": round(float(score[:, half:].mean()), 3),
             # each person's own: a pooled score hides misses of opposite signs
             "score_second_half_each": score[:, half:].mean(axis=1).round(3).tolist(),
-            "miss_second_half": round(float(np.abs(score[:, half:].mean(axis=1) - 0.5).mean()), 3),
+            "miss_second_half": round(float(np.abs(score[:, half:].mean(axis=1) - target).mean()), 3),
         }
         s = summary[person]
         print(
             f"{person:<7} ({PEOPLE[person]}): z after {args.games} games {s['z_final_each']}, "
             f"person's score {s['score_first_half']:.2f} in the first half, {s['score_second_half']:.2f} in the "
-            f"second (each {s['score_second_half_each']}, mean |score - 1/2| {s['miss_second_half']:.3f})"
+            f"second (each {s['score_second_half_each']}, mean |score - {target:g}| {s['miss_second_half']:.3f})"
         )
     with open(os.path.join(args.out, "results.json"), "w") as f:
         json.dump(

@@ -165,10 +165,12 @@ class Level(StrengthAdjuster):
         return self.knobs(self.z)
 
 
-def inter_game_step(outcome: float, dz: float) -> float:
-    """Wu et al.'s inter-game change of a strength level after a game: -dz after a win, +dz after a loss."""
+def inter_game_step(outcome: float, dz: float, aim: float = 0.5) -> float:
+    """Wu et al.'s inter-game change of a strength level after a game: -dz after a win, +dz after a loss. With the
+    agent's `aim` (its score to aim at; ours, beyond the paper) -2 (1 - aim) dz and +2 aim dz: z then stands still
+    on average where the agent wins a share `aim` of its decisive games (Wu's at aim 1/2)."""
     # [Wu inter-game]
-    return -dz if outcome > 0 else dz if outcome < 0 else 0.0
+    return -2.0 * (1.0 - aim) * dz if outcome > 0 else 2.0 * aim * dz if outcome < 0 else 0.0
 
 
 class InterGame(StrengthAdjuster):
@@ -189,8 +191,8 @@ class InterGame(StrengthAdjuster):
     # nothing an on-line tuner can set: dz acts between games, on the next game's z, after the reward of the game
     # it was asked for is in (a tuner would credit each step to the game before the one it shaped)
 
-    def __init__(self, dz=0.375, decay=0.95, dz_min=0.03, z0=0.0, floor=None, reheat=None):
-        self.dz0, self.decay, self.dz_min, self.z0, self.reheat = dz, decay, dz_min, z0, reheat
+    def __init__(self, dz=0.375, decay=0.95, dz_min=0.03, z0=0.0, floor=None, reheat=None, aim=0.5):
+        self.dz0, self.decay, self.dz_min, self.z0, self.reheat, self.aim = dz, decay, dz_min, z0, reheat, aim
         # the run of decisive results of one sign is learnt only where it can heat dz
         self.STATE = ("z", "dz", "games") + (() if reheat is None else ("run",))
         super().__init__(floor)
@@ -209,7 +211,7 @@ class InterGame(StrengthAdjuster):
 
     def game_over(self, returns, player):
         outcome = returns[player]
-        self.z += inter_game_step(outcome, self.dz)
+        self.z += inter_game_step(outcome, self.dz, self.aim)
         self.games += 1
         heat = False
         if self.reheat is not None and outcome != 0:
@@ -222,13 +224,14 @@ class InterGame(StrengthAdjuster):
 class IntraGame(StrengthAdjuster):
     """Intra-game adjustment [Wu eq. 18]: before each move, W = the root win rate of the most visited move;
     z falls when W > 0.5 and rises when W < 0.5 by dz = dZ (or dZ |W - 0.5| / eps inside the band of
-    half-width eps), with dZ falling linearly from `dz` to 0 over `moves` of the agent's moves."""
+    half-width eps), with dZ falling linearly from `dz` to 0 over `moves` of the agent's moves. With the agent's
+    `aim` (ours) W is held at `aim` instead of 0.5."""
 
     STATE = ("z", "moves_made")
     TUNABLE = {"dz": "dz0", "dsa_eps": "eps"}
 
-    def __init__(self, dz=0.1, eps=0.1, moves=21, z0=0.0, floor=None):
-        self.dz0, self.eps, self.moves, self.z0 = dz, eps, moves, z0
+    def __init__(self, dz=0.1, eps=0.1, moves=21, z0=0.0, floor=None, aim=0.5):
+        self.dz0, self.eps, self.moves, self.z0, self.aim = dz, eps, moves, z0, aim
         super().__init__(floor)
 
     def reset(self):
@@ -241,10 +244,10 @@ class IntraGame(StrengthAdjuster):
     def step(self, w: float) -> float:
         """The change of z for root win rate `w` at the current move (eq. 18 with the linear cool-down)."""
         big = self.dz0 * max(0.0, 1.0 - self.moves_made / self.moves)
-        gap = abs(w - 0.5)
+        gap = abs(w - self.aim)
         # [Wu eq. 18]
         dz = big if gap >= self.eps else big * gap / self.eps
-        return -math.copysign(dz, w - 0.5) if w != 0.5 else 0.0
+        return -math.copysign(dz, w - self.aim) if w != self.aim else 0.0
 
     def before_search(self, state):
         return self.knobs(self.z)  # the budget follows z as it stood after the last move

@@ -51,6 +51,19 @@ SCRIPTS = [
         ],
     ),
     ("experiments.judge_noise", ["--games", "1", "--out", "{tmp}"]),
+    (
+        "experiments.profile_convergence",
+        [
+            "--games",
+            "2",
+            "--repetitions",
+            "1",
+            "--opponent",
+            "mcts:simulations=10,dsa=both,dda_target=0.6",
+            "--out",
+            "{tmp}",
+        ],
+    ),
     ("benchmarks.value_history", ["--games", "2", "--simulations", "4", "--rounds", "1", "--json", "{tmp}/o.json"]),
     (
         "experiments.online_dda",

@@ -105,6 +105,31 @@ def test_inter_game_reheat_follows_a_stronger_opponent_where_wus_schedule_cannot
     assert wu.rise == pytest.approx(0.3) and reheat.rise == pytest.approx(6 * 0.03 + 0.06 + 0.12 + 0.24 + 0.375)
 
 
+def test_a_target_makes_wus_rules_aim_at_it():
+    """Aim 0.4 (the opponent's target 0.6): a win lowers z by 2 x 0.6 dz, a loss raises it by 2 x 0.4 dz, so z stands
+    still on average where the agent wins 0.4 of its decisive games; within a game W is held at 0.4."""
+    adj = InterGame(dz=0.375, decay=1.0, aim=0.4)
+    adj.game_over([1.0, -1.0], player=0)
+    assert adj.z == pytest.approx(-0.45)
+    adj.game_over([-1.0, 1.0], player=0)
+    assert adj.z == pytest.approx(-0.45 + 0.3)
+    intra = IntraGame(dz=0.2, eps=0.1, moves=10, aim=0.4)
+    assert intra.step(0.45) == pytest.approx(-0.2 * 0.05 / 0.1) and intra.step(0.4) == 0.0 and intra.step(0.3) == 0.2
+    # a logistic opponent: the agent wins with probability 1 / (1 + exp(-2 z)); Wu's schedule settles where that is
+    # the aim, so over games 501-3000 the agent scores near 0.4 (0.5 with Wu's own aim)
+    rng = np.random.default_rng(7)
+    for aim in (0.4, 0.5):
+        adj, wins = InterGame(aim=aim), []
+        for _ in range(3000):
+            win = rng.random() < 1.0 / (1.0 + math.exp(-2.0 * adj.z))
+            adj.game_over([1.0, -1.0] if win else [-1.0, 1.0], player=0)
+            wins.append(win)
+        assert np.mean(wins[500:]) == pytest.approx(aim, abs=0.03)
+    assert make_agent(C4, "mcts:dsa=both,dda_target=0.6").adjuster.inter.aim == pytest.approx(0.4)
+    with pytest.raises(ValueError, match="dda_target set the on-line DDA tuner"):
+        make_agent(C4, "mcts:dsa=fixed,dda_target=0.6")
+
+
 def test_intra_game_eq_18_by_hand():
     adj = IntraGame(dz=0.2, eps=0.1, moves=10)
     assert adj.step(0.8) == pytest.approx(-0.2)  # |W - 0.5| >= eps: the full step, down when ahead

@@ -96,7 +96,11 @@ TUNER_KEYS = {
         "on-line DDA: this allocation strategy sets the strength adjuster's settings (dsa= or dda=) as it plays",
     ),
     "dda_tune": Key(str, None, "the settings it tunes, joined by + (default: the adjuster's; all: every one)"),
-    "dda_target": Key(number(0, 1), 0.5, "the opponent's score it aims at (0.6: the opponent wins 60%)"),
+    "dda_target": Key(
+        number(0, 1),
+        0.5,
+        "the opponent's score to aim at (0.6: the opponent wins 60%), for an on-line tuner or Wu's rules (dsa=)",
+    ),
     "dda_per": Key(
         choice("move", "game"), "move", "a setting per two moves, told after the second's reply; or per two games"
     ),
@@ -105,6 +109,7 @@ TUNER_KEYS = {
 # a setting an adjuster also steps between games itself, and that step: a tuner that sets the first turns the
 # second off, else the games of a round would play a stepped value while the tuner is told about the one it set
 STEPPED = {"z_0": "dz_0"}
+AIMING = ("inter", "intra", "both")  # the adjusters that read dda_target without a tuner (Wu's rules)
 LSI_GAMES = 20  # an on-line DDA LSI's budget in rewards: this many games' moves (per move a game tells about half)
 # SA-MCTS's NMC explores with UCB's C = 1, made for thousands of playouts a move; an on-line DDA tuner has a few
 # hundred rounds a match, whose rewards sit near 1/2, and C = 1 kept NMC near uniform over its levels. On the
@@ -123,12 +128,18 @@ def _floor(options: dict) -> float | None:
     return None if options["floor"] == -math.inf else options["floor"]
 
 
+def _aim(o) -> float:
+    """The adjusting agent's score to aim at: what the opponent's target leaves it."""
+    return 1.0 - o["dda_target"]
+
+
 def _inter(game, o, evaluator=None) -> InterGame:
-    return InterGame(o["dz"] or 0.375, o["dz_decay"], o["dz_min"], start_z(o), _floor(o), o["dz_reheat"])
+    return InterGame(o["dz"] or 0.375, o["dz_decay"], o["dz_min"], start_z(o), _floor(o), o["dz_reheat"], _aim(o))
 
 
 def _intra(game, o, evaluator=None, dz=None) -> IntraGame:
-    return IntraGame(dz or o["dz"] or 0.1, o["dsa_eps"], o["dsa_moves"] or game.intra_moves, start_z(o), _floor(o))
+    moves = o["dsa_moves"] or game.intra_moves
+    return IntraGame(dz or o["dz"] or 0.1, o["dsa_eps"], moves, start_z(o), _floor(o), _aim(o))
 
 
 def _both(game, o, evaluator=None) -> InterIntra:
@@ -342,6 +353,8 @@ def check(game, options: dict) -> AdjusterKind | None:
         tuner_space(kind, game, options)
     else:
         given = [k for k in TUNER_KEYS if k in options and options[k] != TUNER_KEYS[k].default]
+        if kind is not None and kind.name in AIMING:
+            given = [k for k in given if k != "dda_target"]  # Wu's rules aim at it themselves
         if given:
             raise ValueError(f"{', '.join(given)} set the on-line DDA tuner: add dda_tuner=STRATEGY")
     return kind
