@@ -23,11 +23,12 @@ from tuner.agents import make_agent
 from tuner.strategies import NAMES
 
 
-def tuner_cost(game, spec: str, strategy: str, cycles: int, rounds: int, seed: int) -> float:
-    """Median seconds of one ask-retune-tell cycle of `spec` tuned by `strategy`."""
+def tuner_cost(game, spec: str, strategy: str, cycles: int, rounds: int, seed: int) -> tuple[float, float]:
+    """Median seconds of one ask-retune-tell cycle of `spec` tuned by `strategy`, and of one copy of the adjuster's
+    state (`state_dict`), which a `sparring play` profile takes at every move."""
     adjuster = make_agent(game, f"{spec},dda_tuner={strategy}", seed=seed).adjuster
     adjuster.new_game()
-    times = []
+    times, copies = [], []
     for r in range(rounds + 1):  # the first round warms up
         t = time.perf_counter()
         for k in range(cycles):
@@ -35,7 +36,10 @@ def tuner_cost(game, spec: str, strategy: str, cycles: int, rounds: int, seed: i
             first, second = (miss(0.5, ((r + k + i) % 10) / 10, 0.5) for i in (0, 1))
             adjuster._tell(0, round_reward(first, second, STEP**2))
         times.append((time.perf_counter() - t) / cycles)
-    return statistics.median(times[1:])
+        t = time.perf_counter()
+        adjuster.state_dict()
+        copies.append(time.perf_counter() - t)
+    return statistics.median(times[1:]), statistics.median(copies[1:])
 
 
 def move_time(game, spec: str, moves: int, seed: int) -> float:
@@ -68,14 +72,26 @@ def main() -> None:
     for spec in args.agents:
         move = move_time(game, spec, args.moves, args.seed)
         for strategy in NAMES:
-            cost = tuner_cost(game, spec, strategy, args.cycles, args.rounds, args.seed)
-            rows.append({"agent": spec, "strategy": strategy, "tuner_us": cost * 1e6, "move_ms": move * 1e3})
+            cost, copy = tuner_cost(game, spec, strategy, args.cycles, args.rounds, args.seed)
+            rows.append(
+                {
+                    "agent": spec,
+                    "strategy": strategy,
+                    "tuner_us": cost * 1e6,
+                    "state_us": copy * 1e6,
+                    "move_ms": move * 1e3,
+                }
+            )
     print(f"the on-line DDA tuner's cost per move on {args.game}, beside the move's search (medians)")
+    print("share: the tuner's cycle; in play: with a copy of the state, as a profile takes at every move")
     width = max(len(spec) for spec in args.agents) + 2
-    print(f"{'agent':<{width}}{'strategy':<9}{'tuner us':>10}{'move ms':>10}{'share':>9}")
+    print(f"{'agent':<{width}}{'strategy':<9}{'tuner us':>10}{'state us':>10}{'move ms':>10}{'share':>9}{'in play':>9}")
     for r in rows:
-        share = r["tuner_us"] / 1e3 / r["move_ms"]
-        print(f"{r['agent']:<{width}}{r['strategy']:<9}{r['tuner_us']:>10.1f}{r['move_ms']:>10.1f}{share:>9.3%}")
+        share, play = (x / 1e3 / r["move_ms"] for x in (r["tuner_us"], r["tuner_us"] + r["state_us"]))
+        print(
+            f"{r['agent']:<{width}}{r['strategy']:<9}{r['tuner_us']:>10.1f}{r['state_us']:>10.1f}{r['move_ms']:>10.1f}"
+            f"{share:>9.3%}{play:>9.3%}"
+        )
     env = environment(args.seed)
     print(f"seed {args.seed}, commit {env['commit']}")
     if args.json:
