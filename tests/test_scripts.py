@@ -227,7 +227,7 @@ def test_online_dda_distance_from_fair_is_unbiased_and_pooled_over_opponents_by_
     (p - 1/2)^2 is 0.0625 - 3.7 / 360; a seat that wins every game beside one that loses every game is fair, with
     no noise (over both seats' games the variance would be 0.25 x 20 / 19 and the square negative); one agent
     beaten every game and one never: 0.5 (pooled as squares, a 0.0 and a 1.0 do not cancel)."""
-    from experiments.online_dda import distance, settled
+    from experiments.online_dda import distance, off_fair
 
     def match(outcomes):
         return {"games": [{"index": i, "outcome": o, "a_seat": i % 2} for i, o in enumerate(outcomes)]}
@@ -238,8 +238,8 @@ def test_online_dda_distance_from_fair_is_unbiased_and_pooled_over_opponents_by_
     assert distance({"a": match([1.0] * 40), "b": match([-1.0] * 40)}) == [0.5, 0.5]
     pooled = distance({"a": match(three_to_one), "b": match([1.0, -1.0] * 10)})
     assert pooled == [pytest.approx(math.sqrt((0.0625 - 3.7 / 360) / 2))]
-    assert settled([0.3, 0.2, 0.1, 0.15, 0.05]) == 40  # every block from the third on is within 0.15
-    assert settled([0.1, 0.1]) == 0 and settled([0.1, 0.2]) is None
+    assert off_fair([0.3, 0.2, 0.1, 0.15, 0.05]) == 3  # beyond a fair config's 0.12
+    assert off_fair([0.1, 0.0]) == 0
 
 
 def test_online_dda_shift_measures_pool_the_runs_by_hand():
