@@ -182,11 +182,11 @@ class InterGame(StrengthAdjuster):
     cools dz for good, which suits an opponent of fixed strength: after 50 games it is at dz_min, and an opponent
     who becomes much stronger then wins game after game while z climbs 0.03 a game. At an even strength a run of L
     is rare (one game in 2^(L-1)), and with L = 6 dz still cools there (doubling one game in 32 against x0.95 in the
-    others). On a logistic model of the result (P(win) = 1 / (1 + exp(-2 (z - z*))), z* jumping by 2.5 after 50
-    games; 5 x 200 seeded runs) L = 6 scored 0.07, 0.31, 0.47 over the three 10-game blocks after the jump where
-    Wu's scored 0.06, 0.07, 0.08, with z's spread before it 0.12 against 0.10. Rprop's sign rule (dz x1.5 after a
-    result like the last, x0.5 after an unlike one), tried first, followed the jump as well on Connect4 but played
-    6 of AlphaDDA's 8 agents in band where Wu's schedule played 8."""
+    others). On Connect4 (experiments/results/online_dda, az at 200 simulations) Wu's `dsa=both` with L = 6 scored
+    0.42 over games 21-50 after its opponent jumped from 50 to 2,000 simulations, where Wu's schedule stayed at 0.19,
+    and was in band against 8 of AlphaDDA's 8 agents where Wu's was against 7. Rprop's sign rule (dz x1.5 after a
+    result like the last, x0.5 after an unlike one), tried first, followed the jump as well but played 6 and 7 of the
+    8 in band (rprop-dz_grow.md there)."""
 
     # nothing an on-line tuner can set: dz acts between games, on the next game's z, after the reward of the game
     # it was asked for is in (a tuner would credit each step to the game before the one it shaped)
