@@ -77,18 +77,20 @@ class PerMove(tuned.TunedAdjuster):
         self.judged[seat] = score
 
 
-def make_tuned(kind, space, seed, target, per, budget=200, inner=None, rule="round"):
+def make_tuned(kind, space, seed, target, per, budget=200, inner=None, rule="round", extra=None):
     """search.tuned's TunedAdjuster (rule "round"; "move": PerMove) over a softmax level (`inner`, else one
-    judged by its search), `kind` per seat (LSI with `budget`)."""
+    judged by its search), `kind` per seat (LSI with `budget`), with the strategy's settings `extra` on top of the
+    agents' own."""
     settings = {"budget": budget} if kind == "lsi" else {}
     settings.update(DDA_SETTINGS.get(kind, {}))  # as the agents' tuners are built (tuner.agents.adjusters)
+    settings.update(extra or {})
     make = lambda s: make_strategy(space, kind, seed=s, **settings)  # noqa: E731
     cls = tuned.TunedAdjuster if rule == "round" else PerMove
     return cls(inner or Level(), make, space.names, (seed, seed + 1), target=target, per=per)
 
 
 def per_move(
-    kind: str, gain: float, target: float, games_: int, seed: int, rule: str = "round", noise: float = 0.0
+    kind: str, gain: float, target: float, games_: int, seed: int, rule: str = "round", noise: float = 0.0, extra=None
 ) -> tuple[float, float]:
     """(score - aim over the second half of the match, share of its moves at a fair level); the tuner reads the
     value, plus N(0, noise), as its clean value and tells it by `rule`."""
@@ -100,7 +102,7 @@ def per_move(
     def read() -> float:
         return min(1.0, max(0.0, value + rng.normal(0, noise))) if noise else value
 
-    adjuster = make_tuned(kind, space, seed, target, "move", inner=Judged(read), rule=rule)
+    adjuster = make_tuned(kind, space, seed, target, "move", inner=Judged(read), rule=rule, extra=extra)
     results, fair = [], []
     for g in range(games_):
         adjuster.new_game()
@@ -136,10 +138,10 @@ def per_game(kind: str, seed: int) -> tuple[float, float]:
     return float(np.mean(played[100:])), float(np.mean(results[100:]))
 
 
-def summary(kind: str, args, rule: str, noise: float) -> str:
+def summary(kind: str, args, rule: str, noise: float, extra=None) -> str:
     """One cell: mean |score - aim| over the cases / the worst / share of moves at a fair level."""
     seeds = range(1, args.seeds + 1)
-    runs = [[per_move(kind, g, t, args.games, s, rule, noise) for s in seeds] for g, t in CASES]
+    runs = [[per_move(kind, g, t, args.games, s, rule, noise, extra) for s in seeds] for g, t in CASES]
     offs = [abs(np.mean([o for o, _ in r])) for r in runs]
     fair = np.mean([f for r in runs for _, f in r])
     return f"{np.mean(offs):.3f} / {max(offs):.2f} / {fair:.0%}"
@@ -153,6 +155,7 @@ def main() -> None:
     parser.add_argument("--steps", type=float, nargs="+", default=[0.03, 0.05, 0.1], help="STEP values tried")
     parser.add_argument("--sweep-noise", type=float, default=0.1, help="the judge's noise in the PULL, STEP sweep")
     parser.add_argument("--noises", type=float, nargs="+", default=[0, 0.05, 0.1, 0.2], help="judge noises tried")
+    parser.add_argument("--out", type=Path, default=OUT, help=f"folder of dda_reward.md ({OUT})")
     args = parser.parse_args()
     start = time.time()
     chosen = (tuned.PULL, tuned.STEP)
@@ -184,6 +187,16 @@ def main() -> None:
             cells = [summary(kind, args, rule, noise) for kind in STRATEGIES]
             lines.append(f"| {rule} | {noise} | " + " | ".join(cells) + " |")
             print(lines[-1], flush=True)
+    lines += ["", "NMC's UCB constant (c_local and c_global) by the judge's noise, search.tuned's rule: the on-line"]
+    lines += [
+        f"tuner's {DDA_SETTINGS['nmc']['c_local']} (tuner.agents.adjusters.DDA_SETTINGS) against SA-MCTS's 1:",
+        "",
+    ]
+    lines += ["| C | " + " | ".join(f"noise {n}" for n in args.noises) + " |", "|---|" + "---|" * len(args.noises)]
+    for c in (DDA_SETTINGS["nmc"]["c_local"], 1.0):
+        cells = [summary("nmc", args, "round", noise, {"c_local": c, "c_global": c}) for noise in args.noises]
+        lines.append(f"| {c} | " + " | ".join(cells) + " |")
+        print(lines[-1], flush=True)
     lines += ["", "Per game: three settings winning 0.1, 0.5, 0.9; share of games 101-300 at 0.5 / score.", ""]
     lines += ["| strategy | fair setting | score |", "|---|---|---|"]
     for kind in STRATEGIES + ["random"]:
@@ -191,8 +204,8 @@ def main() -> None:
         lines.append(f"| {kind} | {np.mean([a for a, _ in runs]):.0%} | {np.mean([b for _, b in runs]):.2f} |")
     env = environment(1)
     lines += ["", f"seeds 1-{args.seeds}, commit {env['commit']}, {env['date']}, {time.time() - start:.0f} s"]
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "dda_reward.md").write_text("\n".join(lines) + "\n")
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "dda_reward.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines[-12:]))
 
 

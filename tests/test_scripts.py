@@ -52,6 +52,10 @@ SCRIPTS = [
     ),
     ("experiments.judge_noise", ["--games", "1", "--out", "{tmp}"]),
     (
+        "experiments.dda_reward",
+        ["--seeds", "1", "--games", "2", "--pulls", "0.2", "--steps", "0.05", "--noises", "0", "--out", "{tmp}"],
+    ),
+    (
         "experiments.profile_convergence",
         [
             "--games",
