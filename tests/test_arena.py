@@ -60,6 +60,7 @@ def test_arena_json_is_one_object_on_stdout(capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["total"]["games"] == 4 and out["spec_a"] == "mcts4"
     assert set(out["a_first"]) >= {"wins", "draws", "losses", "score_ci95", "win_rate_ci95"}
+    assert out["environment"]["seed"] == 3 and {"commit", "versions"} <= set(out["environment"])
 
 
 def test_tournament_prints_both_elo_tables(capsys):

@@ -58,7 +58,9 @@ def test_the_command_line_plays_a_tournament_on_the_cluster(cluster, capsys):
     assert main(argv) == 0
     here = json.loads(capsys.readouterr().out)
     assert main([*argv, "--cluster", cluster]) == 0
-    assert json.loads(capsys.readouterr().out) == here and shares_played(cluster) >= 3
+    there = json.loads(capsys.readouterr().out)
+    assert here.pop("environment")["seed"] == there.pop("environment")["seed"]  # its date differs
+    assert there == here and shares_played(cluster) >= 3
 
 
 def test_a_lost_workers_games_are_played_again_and_counted_once(cluster):

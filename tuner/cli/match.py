@@ -16,6 +16,7 @@ from tuner.cli.common import (
     positive,
     progress,
 )
+from tuner.provenance import environment
 
 
 def _demo(args) -> int:
@@ -77,11 +78,12 @@ def _arena(args) -> int:
             cluster=args.cluster,
             progress=bar,
         )
+    env = {"environment": environment(args.seed)}  # seed, commit and versions: what reproduces the figures
     if args.record:
         with open(args.record, "w") as f:
-            json.dump(result.to_dict(with_games=True), f, indent=1)
+            json.dump({**result.to_dict(with_games=True), **env}, f, indent=1)
     if args.json:
-        print(json.dumps(result.to_dict()))
+        print(json.dumps({**result.to_dict(), **env}))
         return 0
     print(f"{args.game}: A = {args.spec_a}, B = {args.spec_b}, {count(args.games, 'game')}, seed {args.seed}")
     print(f"{'A':<12}{'wins':>6}{'draws':>7}{'losses':>8}{'score':>8}  {'score 95% CI':<14}{'win rate 95% CI'}")
@@ -130,7 +132,8 @@ def _tournament(args) -> int:
         )
     ratings = tournament_ratings(specs, matches, rounds=rounds, anchors=anchors)
     if args.json:
-        print(json.dumps({"game": args.game, "games_per_pair": args.games, "seed": args.seed, **ratings}))
+        env = {"environment": environment(args.seed)}
+        print(json.dumps({"game": args.game, "games_per_pair": args.games, "seed": args.seed, **ratings, **env}))
         return 0
     print(f"{args.game}: {count(args.games, 'game')} per pair, seed {args.seed}; score of the row against the column")
     width = max(len(s) for s in specs) + 2
