@@ -51,7 +51,8 @@ person win 60%).
   games and is told 1/2 - tanh(e1 e2 / m) / 2 of their misses e = result - aim, m = max(aim, 1 - aim)^2:
   E[e1 e2] = (mean miss)^2 for independent games, least (and the reward highest) at the fair setting. On
   three settings winning 0.1, 0.5 and 0.9 of games, NMC then played the fair one in 92% of games 101-300
-  (28% before) and LSI in 100%. A round cut short by the end of a match goes on into the seat's next game.
+  (28% before) and LSI in 80% (its halving's ties, common with rewards from two results, are drawn at random;
+  taken by row order they gave 100% here). A round cut short by the end of a match goes on into the seat's next game.
 
 Forgetting (`forget`, in (0, 1]): after each game it played, a seat's strategy forgets (Strategy.forget), so the
 tuner follows a person who improves: NMC and NTBEA weigh every reward learnt so far `forget` times as much
