@@ -66,7 +66,9 @@ DSA_KEYS = {
         "inter (ours): after this many decisive results of one sign in a row, each doubles dz (6 follows an "
         "opponent whose strength jumps; default: Wu's schedule alone)",
     ),
-    "dsa_eps": Key(number(1e-9, 0.5), 0.1, "intra: half-width of the band around W = 0.5 with smaller steps"),
+    "dsa_eps": Key(
+        number(1e-9, 0.5), 0.1, "intra: half-width of the band around W = 0.5 (1 - dda_target) with smaller steps"
+    ),
     "dsa_moves": Key(number(1, integer=True), None, "intra: own moves over which dZ cools to 0 (per game)"),
     "floor": Key(number(-math.inf, infinite=True), -2.0, "dsa: below this z, halve the budget per unit of z"),
 }
@@ -356,7 +358,8 @@ def check(game, options: dict) -> AdjusterKind | None:
         if kind is not None and kind.name in AIMING:
             given = [k for k in given if k != "dda_target"]  # Wu's rules aim at it themselves
         if given:
-            raise ValueError(f"{', '.join(given)} set the on-line DDA tuner: add dda_tuner=STRATEGY")
+            wu = f" (or dsa={'|'.join(AIMING)}, whose rules aim at it)" if given == ["dda_target"] else ""
+            raise ValueError(f"{', '.join(given)} set the on-line DDA tuner: add dda_tuner=STRATEGY{wu}")
     return kind
 
 
