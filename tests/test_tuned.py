@@ -317,7 +317,8 @@ def test_a_value_adjuster_is_judged_by_the_clean_value_for_the_player_to_move():
 
 def test_a_tuned_agent_tells_only_its_own_seats_tuner_and_each_agent_its_own():
     """Two search-judged agents play a game: each seat's tuner is asked once per round of two of its moves and told
-    the reward of each finished round, hand-computed from that seat's own judged scores and its own result."""
+    the reward of each finished round, hand-computed from the scores of that seat's own searches (the mover's view,
+    as the agent reports it, not as the tuner keeps it) and its own result."""
     a = make_agent(C4, "mcts:simulations=8,dsa=fixed,dda_tuner=nmc", seed=1)
     b = make_agent(C4, "mcts:simulations=8,dsa=fixed,dda_tuner=nmc", seed=2)
     state = C4.new_initial_state()
@@ -332,7 +333,7 @@ def test_a_tuned_agent_tells_only_its_own_seats_tuner_and_each_agent_its_own():
         seat = state.current_player()
         agent = (a, b)[seat]
         action = agent.select_action(state)
-        judged[seat].append(agent.adjuster.judged[seat])
+        judged[seat].append(agent.last_search.score())  # its search's own score, read apart from the tuner
         a.observe(state, action)
         b.observe(state, action)
         state.apply_action(action)
