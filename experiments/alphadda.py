@@ -17,8 +17,9 @@ side plays as in the authors' test games, eps 0.2 (TEST_EPS): at eps 0 AlphaDDA 
 game per seat. --flavour authors plays the tables as the authors' test scripts did (N_h at most 2, MCTS1-4 with
 their code's exploration term; docs/deviations.md), to be read beside the paper like for like.
 Every game of a part plays in one lock-step pool (`tuner.match.play_matches`), so the az agents share
-their forwards. Writes experiments/results/alphadda/PART-GAME.json (every match, seed, versions,
-commit), .md and, for strength, .png.
+their forwards; the games played so far are saved in PART-GAME.partial.json every minute, and a run cut off
+goes on from there when started again with the same arguments. Writes experiments/results/alphadda/PART-GAME.json
+(every match, seed, versions, commit), .md and, for strength, .png.
 """
 
 import argparse
@@ -26,13 +27,14 @@ import json
 import os
 import sys
 import time
+from dataclasses import asdict
 
 from tqdm import tqdm
 
 from experiments.alphazero_elo import TABLE_4
 from nets.train import TABLE_A1
 from search.alphadda import TABLE_1Z, TABLES
-from tuner.match import play_matches
+from tuner.match import GameResult, MatchResult, Resume, play_matches
 from tuner.match.ratings import bradley_terry
 from tuner.match.stats import format_interval
 from tuner.provenance import environment
@@ -47,6 +49,7 @@ RATED = ["az", "mcts1", "mcts2", "minimax1", "random"]  # the opponents of Sec. 
 OPPONENTS = ["az", "mcts1", "mcts2", "mcts3", "mcts4", "minimax1", "minimax2", "random"]  # Sec. 5.4
 ADJUSTERS = {"alphadda1": {}, "alphadda2": {}, "alphadda3": {}, "alphadda1z": {"rth": 0}}  # with extra az keys:
 # AlphaDDA1Z may choose any searched move (rth=0), as its study tuned it
+CHECKPOINT = 60  # seconds between saves of the games played so far
 TEST_EPS = 0.2  # the authors' test games: a simulation leaves the root by a random child (Table A1's epsilon)
 # --flavour authors: the tables as the authors' test scripts ran them (docs/deviations.md): their scripts keep the
 # last two positions for the value history (test_dda.py), so N_h is at most AUTHORS_NH, and their MCTS1-4 explore
@@ -178,10 +181,44 @@ def anchors(game: str, which: str) -> dict:
     return {name: by_spec[name] for name in RATED}
 
 
-def play(game, matches, games, seed, desc):
-    """Every (spec_a, spec_b) of `matches`, `games` games each, in one pool; match m seeded (seed, m)."""
+def play(game, matches, games, seed, desc, partial=None):
+    """Every (spec_a, spec_b) of `matches`, `games` games each, in one pool; match m seeded (seed, m). With
+    `partial` (a JSON file) the games played so far are saved there every CHECKPOINT seconds, a run of the same
+    matches picks up from it (the games it holds are not played again), and it goes once all are played."""
+    specs = [(a, b, seed + m, games) for m, (a, b) in enumerate(matches)]
+    saved = {"matches": [list(s) for s in specs], "games": [[] for _ in specs], "states": [[None, None] for _ in specs]}
+    if partial and os.path.exists(partial):
+        with open(partial) as f:
+            earlier = json.load(f)
+        if earlier["matches"] == saved["matches"]:
+            saved = earlier
+    resume = [
+        Resume(frozenset(g["index"] for g in done), tuple(states))
+        for done, states in zip(saved["games"], saved["states"])
+    ]
+    clock = time.time()
+
+    def after_game(m, result, states):
+        nonlocal clock
+        saved["games"][m].append(asdict(result))
+        if states is not None:
+            saved["states"][m] = list(states)
+        if partial and time.time() - clock >= CHECKPOINT:
+            clock = time.time()
+            with open(partial + ".tmp", "w") as f:
+                json.dump(saved, f)
+            os.replace(partial + ".tmp", partial)  # a crash mid-write leaves the last whole checkpoint
+
     with tqdm(total=games * len(matches), desc=desc, unit="game", file=sys.stderr) as bar:
-        return play_matches(game, [(a, b, seed + m, games) for m, (a, b) in enumerate(matches)], progress=bar)
+        bar.update(sum(map(len, saved["games"])))
+        play_matches(game, specs, progress=bar, resume=resume, after_game=after_game)
+    if partial and os.path.exists(partial):
+        os.remove(partial)
+    name = game if isinstance(game, str) else game.name
+    return [
+        MatchResult.of_games(name, a, b, s, [GameResult(**g) for g in done])
+        for (a, b, s, _), done in zip(specs, saved["games"])
+    ]
 
 
 def strength(args) -> dict:
@@ -189,7 +226,7 @@ def strength(args) -> dict:
     sweeps = {key: values[:1] if args.quick else values for key, values in SWEEPS.items()}
     variants = [(key, value, az(args.game, **{key: value})) for key, values in sweeps.items() for value in values]
     matches = [(spec, opponent_spec(args.game, o)) for _, _, spec in variants for o in RATED]
-    results = play(args.game, matches, args.games, args.seed, f"Figs. 3-4 on {args.game}")
+    results = play(args.game, matches, args.games, args.seed, f"Figs. 3-4 on {args.game}", args.partial)
     rows = []
     for v, (key, value, spec) in enumerate(variants):
         mine = results[v * len(RATED) : (v + 1) * len(RATED)]
@@ -355,7 +392,7 @@ def tables(args) -> dict:
         (az(args.game, dda=a, eps=TEST_EPS, **ADJUSTERS[a], **flavour_keys(args.flavour, args.game, a)), opponent(o))
         for a, o in pairs
     ]
-    results = play(args.game, matches, args.games, args.seed, f"Tables 5-13 on {args.game}")
+    results = play(args.game, matches, args.games, args.seed, f"Tables 5-13 on {args.game}", args.partial)
     rows = [
         {"adjuster": a, "opponent": o, **m.to_dict(), "distinct": distinct_games(m)}
         for (a, o), m in zip(pairs, results)
@@ -483,10 +520,11 @@ def main() -> None:
             out = json.load(f)
     else:
         args.games = 2 if args.quick else args.games or (50 if args.part == "strength" else 100)
+        os.makedirs(args.out, exist_ok=True)
+        args.partial = f"{stem}.partial.json"  # the games so far: a run cut off goes on from them
         start, env = time.time(), environment(args.seed)  # the commit that runs, not the one at the end
         out = strength(args) if args.part == "strength" else tables(args)
         out.update(game=args.game, games_per_match=args.games, seconds=time.time() - start, environment=env)
-        os.makedirs(args.out, exist_ok=True)
         with open(f"{stem}.json", "w") as f:
             json.dump(out, f, indent=1)
     report = strength_report(out, args.game) if args.part == "strength" else tables_report(out, args.game)

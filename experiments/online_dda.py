@@ -242,11 +242,7 @@ def play_batch(args, out: dict, path: str, batch: list[str], bar, commit: str) -
 def whole(game: str, match: tuple, played: list[dict]) -> dict:
     """A match's record over the games it `played` (GameResult dicts), however many sittings they took."""
     spec_a, spec_b, seed, _ = match
-    result = MatchResult(game, spec_a, spec_b, seed)
-    for g in sorted(played, key=lambda g: g["index"]):
-        (result.first if g["a_seat"] == 0 else result.second).add(g["outcome"])
-        result.games.append(GameResult(**g))
-    return result.to_dict(with_games=True)
+    return MatchResult.of_games(game, spec_a, spec_b, seed, [GameResult(**g) for g in played]).to_dict(with_games=True)
 
 
 def shift_seed(seed: int, run: int) -> int:

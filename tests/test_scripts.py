@@ -107,6 +107,36 @@ def test_script_runs_at_a_tiny_budget(module, args, tmp_path):
     assert any(tmp_path.iterdir()), "the script wrote nothing"
 
 
+def test_an_alphadda_run_cut_off_goes_on_from_the_games_it_saved(tmp_path, monkeypatch):
+    """A run that saved two games of its first match plays only the rest, and its matches are an uninterrupted
+    run's, game for game; a partial file of other matches is not used; the file goes at the end."""
+    import json
+
+    import experiments.alphadda as ex
+
+    matches = [("mcts:simulations=5", "random"), ("random", "mcts:simulations=5")]
+    whole = [m.to_dict(with_games=True) for m in ex.play("connect4", matches, 4, 0, "whole")]
+    partial = tmp_path / "tables.partial.json"
+    saved = {
+        "matches": [[a, b, m, 4] for m, (a, b) in enumerate(matches)],
+        "games": [whole[0]["games"][:2], []],
+        "states": [[None, None], [None, None]],
+    }
+    resumed, played = [], []
+    real = ex.play_matches
+
+    def spy(*args, resume, **kwargs):
+        played.append([sorted(r.done) for r in resume])
+        return real(*args, resume=resume, **kwargs)
+
+    monkeypatch.setattr(ex, "play_matches", spy)
+    for matches_saved in (saved["matches"], [["random", "random", 0, 4]] * 2):
+        partial.write_text(json.dumps({**saved, "matches": matches_saved}))
+        resumed.append([m.to_dict(with_games=True) for m in ex.play("connect4", matches, 4, 0, "go on", str(partial))])
+        assert not partial.exists()
+    assert played == [[[0, 1], []], [[], []]] and resumed == [whole, whole]
+
+
 def test_alphadda_tables_as_the_authors_ran_them(monkeypatch):
     """--flavour authors: N_h capped at 2 (Tables 1-3 give Connect4 3, 1 and 5) and MCTS1-4 with the code's UCT;
     the paper flavour keeps the tables' points and plain MCTS1-4."""
@@ -114,9 +144,11 @@ def test_alphadda_tables_as_the_authors_ran_them(monkeypatch):
 
     import experiments.alphadda as ex
 
-    monkeypatch.setattr(ex, "play", lambda game, matches, games, seed, desc: [])  # the specs only, no games
+    monkeypatch.setattr(ex, "play", lambda *args: [])  # the specs only, no games
     for flavour in ("authors", "paper"):
-        specs = ex.tables(argparse.Namespace(game="connect4", quick=False, flavour=flavour, games=2, seed=0))["specs"]
+        specs = ex.tables(
+            argparse.Namespace(game="connect4", quick=False, flavour=flavour, games=2, seed=0, partial=None)
+        )["specs"]
         nh = {a: [k for k in specs[a].split(",") if k.startswith("nh=")] for a in ex.ADJUSTERS}
         if flavour == "authors":
             assert nh == {"alphadda1": ["nh=2"], "alphadda2": ["nh=1"], "alphadda3": ["nh=2"], "alphadda1z": []}

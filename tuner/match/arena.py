@@ -57,6 +57,15 @@ class MatchResult:
     second: Record = field(default_factory=Record)
     games: list[GameResult] = field(default_factory=list)
 
+    @classmethod
+    def of_games(cls, game: str, spec_a: str, spec_b: str, seed: int, games: list[GameResult]) -> "MatchResult":
+        """A match's record over the games it played, in any order (however many sittings they took)."""
+        result = cls(game, spec_a, spec_b, seed)
+        for g in sorted(games, key=lambda g: g.index):
+            (result.first if g.a_seat == 0 else result.second).add(g.outcome)
+            result.games.append(g)
+        return result
+
     @property
     def total(self) -> Record:
         f, s = self.first, self.second
