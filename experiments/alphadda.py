@@ -214,9 +214,8 @@ def play(game, matches, games, seed, desc, partial=None):
         play_matches(game, specs, progress=bar, resume=resume, after_game=after_game)
     if partial and os.path.exists(partial):
         os.remove(partial)
-    name = game if isinstance(game, str) else game.name
     return [
-        MatchResult.of_games(name, a, b, s, [GameResult(**g) for g in done])
+        MatchResult.of_games(game, a, b, s, [GameResult(**g) for g in done])
         for (a, b, s, _), done in zip(specs, saved["games"])
     ]
 
