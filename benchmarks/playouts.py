@@ -37,7 +37,7 @@ def _startup_child(cache_dir: str) -> None:
     for name in games.names():
         t = time.perf_counter()
         game = games.load(name)
-        random_playouts(game.kernels, game.new_initial_state().array, 1, game.max_legal, make_rng(0))
+        random_playouts(game.kernels, game.new_initial_state().array, 1, game.max_legal, make_rng(0), game.players)
         out[name] = time.perf_counter() - t
     print(json.dumps(out))
 
@@ -50,11 +50,13 @@ def ours(name: str, seconds: float, rounds: int, seed: int) -> float:
     game = games.load(name)
     root = game.new_initial_state().array
     rng = make_rng(seed)
-    random_playouts(game.kernels, root, 10, game.max_legal, rng)
+    random_playouts(game.kernels, root, 10, game.max_legal, rng, game.players)
     t = time.perf_counter()
-    random_playouts(game.kernels, root, 200, game.max_legal, rng)
+    random_playouts(game.kernels, root, 200, game.max_legal, rng, game.players)
     batch = max(1, int(seconds * 200 / (time.perf_counter() - t)))
-    return median_rate(lambda: random_playouts(game.kernels, root, batch, game.max_legal, rng), batch, rounds)
+    return median_rate(
+        lambda: random_playouts(game.kernels, root, batch, game.max_legal, rng, game.players), batch, rounds
+    )
 
 
 def openspiel_python(name: str, seconds: float, rounds: int, seed: int) -> float:

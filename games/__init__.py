@@ -13,6 +13,7 @@ path); or, from another package, register an OpenSpiel-shaped game in plain Pyth
 from importlib.metadata import entry_points
 
 from games.breakthrough import Breakthrough
+from games.chinesecheckers import ChineseCheckers
 from games.connect4 import Connect4
 from games.connect5 import Connect5
 from games.game import TERMINAL_PLAYER, Game, Outcome, State
@@ -36,6 +37,7 @@ _REGISTRY = {
     "connect5": Connect5,
     "tictactoe3d": TicTacToe3D,
     "sheepandwolf": SheepAndWolf,
+    "chinesecheckers3": ChineseCheckers,
 }
 _LOADED: dict[str, Game] = {}
 ENTRY_POINTS = "sparring.games"  # another package's game: an entry point naming a callable that returns it

@@ -19,6 +19,7 @@ from games.kernels import (
     GameKernels,
     encode_planes,
     race_move,
+    status_returns,
     status_terminal,
     status_to_move,
     status_winner,
@@ -78,7 +79,7 @@ def encode(s, out, row):
     encode_planes(s, out, row, N, N, 0, N, 1)
 
 
-KERNELS = GameKernels(init, legal, apply, status_terminal, status_winner, status_to_move, encode)
+KERNELS = GameKernels(init, legal, apply, status_terminal, status_winner, status_returns, status_to_move, encode)
 
 
 def _decode(action):

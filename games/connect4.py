@@ -10,7 +10,7 @@ import numpy as np
 from games.bits import popcount
 from games.game import Evaluation, Game
 from games.jit import kernel
-from games.kernels import GameKernels, encode_planes, status_terminal, status_to_move, status_winner
+from games.kernels import GameKernels, encode_planes, status_returns, status_terminal, status_to_move, status_winner
 
 ROWS, COLS = 6, 7
 _H = ROWS + 1
@@ -93,7 +93,7 @@ EVALUATIONS = {
     "minimax2": Evaluation(minimax_eval, np.array([2.0])),
 }
 
-KERNELS = GameKernels(init, legal, apply, status_terminal, status_winner, status_to_move, encode)
+KERNELS = GameKernels(init, legal, apply, status_terminal, status_winner, status_returns, status_to_move, encode)
 
 
 class Connect4(Game):

@@ -15,7 +15,15 @@ import numpy as np
 
 from games.game import Game, bitboard_planes, square_symmetries
 from games.jit import kernel
-from games.kernels import GameKernels, empty_squares, encode_planes, status_terminal, status_to_move, status_winner
+from games.kernels import (
+    GameKernels,
+    empty_squares,
+    encode_planes,
+    status_returns,
+    status_terminal,
+    status_to_move,
+    status_winner,
+)
 
 N = 8
 _U1 = np.uint64(1)
@@ -70,7 +78,9 @@ def encode(s, out, row):
     encode_planes(s, out, row, N, N, 0, N, 1)
 
 
-KERNELS = GameKernels(init, empty_squares, apply, status_terminal, status_winner, status_to_move, encode)
+KERNELS = GameKernels(
+    init, empty_squares, apply, status_terminal, status_winner, status_returns, status_to_move, encode
+)
 _COLUMNS = "abcdefgh"
 
 

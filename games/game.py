@@ -20,19 +20,14 @@ TERMINAL_PLAYER = -4  # OpenSpiel's kTerminalPlayerId: what current_player() say
 
 @dataclass(frozen=True)
 class Outcome:
-    """How a finished game ended: `winner` is 0 or 1, or None for a draw (compiled kernels say -1)."""
+    """How a finished game ended: `winner` is the player with the highest score alone, or None when several share
+    it (a draw in a two-player game; compiled kernels say -1)."""
 
     winner: int | None
 
     @property
     def draw(self) -> bool:
         return self.winner is None
-
-    def returns(self) -> list[float]:
-        """+1 for the winner and -1 for the loser, 0 each for a draw."""
-        if self.winner is None:
-            return [0.0, 0.0]
-        return [1.0, -1.0] if self.winner == 0 else [-1.0, 1.0]
 
 
 @dataclass(frozen=True)
@@ -46,13 +41,15 @@ class Evaluation:
 
 
 class Game:
-    """Rules and metadata of a two-player, zero-sum, perfect-information game.
+    """Rules and metadata of a sequential, deterministic, perfect-information game: two players, zero-sum, or more
+    (each with its own score).
 
     Subclasses set the class attributes below and implement `render`, `action_to_string`,
     `string_to_action`, `planes`, `action_squares` and `symmetry_maps`.
     """
 
     name: str
+    players: int = 2  # how many players take turns (a game of more says which searches can play it: search.players)
     kernels: GameKernels
     state_size: int  # length of the uint64 state array
     max_legal: int  # an upper bound on the number of legal actions in any position
@@ -67,6 +64,7 @@ class Game:
 
     FACTS = (
         "name",
+        "players",
         "kernels",
         "state_size",
         "max_legal",
@@ -89,7 +87,7 @@ class Game:
         return {**self.__dict__, "_symmetries": None}
 
     def num_players(self) -> int:
-        return 2
+        return self.players
 
     def num_distinct_actions(self) -> int:
         return self.num_actions
@@ -145,6 +143,13 @@ class Game:
         raise NotImplementedError
 
 
+def two_players_only(game: Game, what: str, instead: str = "play it with mcts, sp or ap") -> None:
+    """ValueError in one line where `what` ("az plays"), made for two players (one opponent, one value per
+    position), is asked to work on a game of more; `instead` says what to do."""
+    if game.players != 2:
+        raise ValueError(f"{what} two-player games only; {game.name} has {game.players} players: {instead}")
+
+
 def bitboard_planes(s: np.ndarray, rows: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
     """`Game.planes` of a game that keeps each player's pieces in s[0] and s[1], square (r, c) at bit r * cols + c."""
     bits = np.arange(rows * cols, dtype=np.uint64).reshape(rows, cols)
@@ -195,7 +200,7 @@ class State:
         return self._s
 
     def current_player(self) -> int:
-        """0 or 1, or TERMINAL_PLAYER (-4) once the game is over."""
+        """0 .. players - 1, or TERMINAL_PLAYER (-4) once the game is over."""
         k = self._game.kernels
         return TERMINAL_PLAYER if k.terminal(self._s) else int(k.to_move(self._s))
 
@@ -235,10 +240,18 @@ class State:
         w = int(k.winner(self._s))
         return Outcome(None if w < 0 else w)
 
+    def scores(self) -> list[float]:
+        """Each player's score in [0, 1] (a win 1, a loss 0, a draw 0.5 each in a two-player game), 0.5 each while the
+        game goes on."""
+        out = np.full(self._game.players, 0.5)
+        if self._game.kernels.terminal(self._s):
+            self._game.kernels.returns(self._s, out)
+        return out.tolist()
+
     def returns(self) -> list[float]:
-        """+1 for the winner and -1 for the loser, 0 each for a draw or an unfinished game."""
-        outcome = self.outcome()
-        return [0.0, 0.0] if outcome is None else outcome.returns()
+        """OpenSpiel's returns, 2 score - 1 per player: +1 for the winner and -1 for the loser of a two-player game,
+        0 each for a draw or an unfinished game."""
+        return [2.0 * x - 1.0 for x in self.scores()]
 
     def history(self) -> list[int]:
         return list(self._history)

@@ -31,6 +31,19 @@ def status_winner(s):
     return np.int64(s[STATUS]) - 1 if s[STATUS] != _DRAW else -1
 
 
+@kernel(inline="always")
+def winner_returns(w, out):
+    """A two-player game's `returns` from its winner `w` (-1 a draw): 1 a win, 0 a loss, 0.5 each a draw."""
+    out[0] = 0.5 if w < 0 else (1.0 if w == 0 else 0.0)
+    out[1] = 1.0 - out[0]
+
+
+@kernel
+def status_returns(s, out):
+    """`returns` for every two-player game that keeps the shared layout."""
+    winner_returns(status_winner(s), out)
+
+
 @kernel
 def status_to_move(s):
     """`to_move` for every game that keeps the shared layout."""
@@ -92,7 +105,7 @@ def encode_planes(s, out, row, rows, cols, first, row_step, col_step):
 
 
 GameKernels = kernel_tuple(
-    namedtuple("GameKernels", ["init", "legal", "apply", "terminal", "winner", "to_move", "encode"])
+    namedtuple("GameKernels", ["init", "legal", "apply", "terminal", "winner", "returns", "to_move", "encode"])
 )
 GameKernels.__doc__ = """Compiled rules of one game; every function takes the state array `s` first.
 
@@ -100,8 +113,11 @@ init(s)             -> None  write the initial position into `s`
 legal(s, out)       -> int   write the legal actions into `out` (int64, length >= max_legal), return how many
 apply(s, action)    -> None  play a legal action in place (not checked: the Python `State` checks)
 terminal(s)         -> bool  whether the game is over
-winner(s)           -> int   0 or 1 for the winning player, -1 for a draw (only meaningful when terminal)
-to_move(s)          -> int   the player to move, 0 or 1 (only meaningful when not terminal)
+winner(s)           -> int   the player with the highest score alone, -1 when several share it (a draw); only
+                             meaningful when terminal
+returns(s, out)     -> None  write each player's score in [0, 1] into out[0 .. players - 1] (float64): a win 1, a
+                             loss 0, a draw 0.5 in two-player games, GGP's goal / 100 in the others (terminal only)
+to_move(s)          -> int   the player to move, 0 .. players - 1 (only meaningful when not terminal)
 encode(s, out, row) -> None  write `State.encode()`'s planes into out[row] (out float32 [B, 3, rows, cols]),
                              every element of that row and nothing else, without allocating
 """
@@ -117,15 +133,16 @@ def random_playout(g, s, buf, rng):
 
 
 @kernel
-def random_playouts(g, root, n_playouts, max_legal, rng):
-    """Run `n_playouts` random playouts from `root`; return the win counts [player 0, player 1, draws]."""
-    counts = np.zeros(3, dtype=np.int64)
+def random_playouts(g, root, n_playouts, max_legal, rng, players=2):
+    """Run `n_playouts` random playouts from `root` of a game of `players` players; return the win counts
+    [player 0, ..., player players - 1, no single winner (a draw)]."""
+    counts = np.zeros(players + 1, dtype=np.int64)
     s = root.copy()
     buf = np.empty(max_legal, dtype=np.int64)
     for _ in range(n_playouts):
         copy_into(root, s)
         w = random_playout(g, s, buf, rng)
-        counts[w if w >= 0 else 2] += 1
+        counts[w if w >= 0 else players] += 1
     return counts
 
 

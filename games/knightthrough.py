@@ -20,6 +20,7 @@ from games.kernels import (
     GameKernels,
     encode_planes,
     race_move,
+    status_returns,
     status_terminal,
     status_to_move,
     status_winner,
@@ -76,7 +77,7 @@ def encode(s, out, row):
     encode_planes(s, out, row, N, N, 0, N, 1)
 
 
-KERNELS = GameKernels(init, legal, apply, status_terminal, status_winner, status_to_move, encode)
+KERNELS = GameKernels(init, legal, apply, status_terminal, status_winner, status_returns, status_to_move, encode)
 FILES = "abcdefgh"
 
 

@@ -4,9 +4,10 @@
 >>> game = pyspiel.load_game("sparring_connect4")
 
 Importing this module registers every game of `games.names()` under `sparring_NAME`, as OpenSpiel's own
-Python games register on import. Each is a two-player, zero-sum, deterministic, perfect-information,
-sequential game with terminal rewards; its states wrap ours (the rules stay in our compiled kernels) and
-its observation tensor, from any player's view, is `State.encode(player)`'s planes [3, rows, cols].
+Python games register on import. Each is a deterministic, perfect-information, sequential game with terminal
+rewards, zero-sum with two players and general-sum with more (returns 2 score - 1 each); its states wrap ours (the
+rules stay in our compiled kernels) and a two-player game's observation tensor, from any player's view, is
+`State.encode(player)`'s planes [3, rows, cols] (a game of more players has only the observation string).
 
 As every pyspiel game written in Python, these are slow inside OpenSpiel's C++ algorithms (each call
 crosses into Python). With open_spiel 2.0.2, calling the C++ `MCTSBot.step` from Python crashes on every
@@ -34,21 +35,22 @@ def spiel_name(name: str) -> str:
     return PREFIX + name
 
 
-def _game_type(name: str) -> pyspiel.GameType:
+def _game_type(ours: games.Game) -> pyspiel.GameType:
+    two = ours.players == 2
     return pyspiel.GameType(
-        short_name=spiel_name(name),
-        long_name=f"sparring's {name}",
+        short_name=spiel_name(ours.name),
+        long_name=f"sparring's {ours.name}",
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
         chance_mode=pyspiel.GameType.ChanceMode.DETERMINISTIC,
         information=pyspiel.GameType.Information.PERFECT_INFORMATION,
-        utility=pyspiel.GameType.Utility.ZERO_SUM,
+        utility=pyspiel.GameType.Utility.ZERO_SUM if two else pyspiel.GameType.Utility.GENERAL_SUM,
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-        max_num_players=2,
-        min_num_players=2,
+        max_num_players=ours.players,
+        min_num_players=ours.players,
         provides_information_state_string=True,
         provides_information_state_tensor=False,
         provides_observation_string=True,
-        provides_observation_tensor=True,
+        provides_observation_tensor=two,
         parameter_specification={},
     )
 
@@ -63,13 +65,13 @@ class SpielGame(pyspiel.Game):
         info = pyspiel.GameInfo(
             num_distinct_actions=ours.num_actions,
             max_chance_outcomes=0,
-            num_players=2,
+            num_players=ours.players,
             min_utility=-1.0,
             max_utility=1.0,
-            utility_sum=0.0,
+            utility_sum=0.0 if ours.players == 2 else None,
             max_game_length=ours.max_game_length,
         )
-        super().__init__(_game_type(ours.name), info, params or {})
+        super().__init__(_game_type(ours), info, params or {})
         self.ours = ours
 
     def new_initial_state(self) -> SpielState:
@@ -118,12 +120,13 @@ class BoardObserver:
     def __init__(self, ours: games.Game, params):
         if params:
             raise ValueError(f"sparring's games take no observation parameters, got {params}")
-        shape = (3, *ours.board_shape)
+        shape = (3, *ours.board_shape) if ours.players == 2 else (0,)  # no planes for more players
         self.tensor = np.zeros(int(np.prod(shape)), np.float32)
         self.dict = {"observation": self.tensor.reshape(shape)}
 
     def set_from(self, state: SpielState, player: int) -> None:
-        self.dict["observation"][...] = state.ours.encode(player)
+        if self.tensor.size:
+            self.dict["observation"][...] = state.ours.encode(player)
 
     def string_from(self, state: SpielState, player: int) -> str:
         return str(state.ours)
@@ -134,7 +137,7 @@ def _register() -> None:
     registered = set(pyspiel.registered_names())
     for name in games.names():
         if spiel_name(name) not in registered:
-            pyspiel.register_game(_game_type(name), type(f"SpielGame_{name}", (SpielGame,), {"NAME": name}))
+            pyspiel.register_game(_game_type(games.load(name)), type(f"SpielGame_{name}", (SpielGame,), {"NAME": name}))
 
 
 _register()

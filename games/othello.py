@@ -13,7 +13,7 @@ import numpy as np
 from games.bits import lowest_bit_index, popcount
 from games.game import Evaluation, Game, square_symmetries
 from games.jit import kernel
-from games.kernels import GameKernels, encode_planes, status_terminal, status_to_move, status_winner
+from games.kernels import GameKernels, encode_planes, status_returns, status_terminal, status_to_move, status_winner
 
 _U1 = np.uint64(1)
 _ZERO = np.uint64(0)
@@ -153,8 +153,8 @@ def encode6(s, out, row):
     encode_planes(s, out, row, 6, 6, 0, 6, 1)
 
 
-KERNELS8 = GameKernels(init8, legal8, apply8, status_terminal, status_winner, status_to_move, encode8)
-KERNELS6 = GameKernels(init6, legal6, apply6, status_terminal, status_winner, status_to_move, encode6)
+KERNELS8 = GameKernels(init8, legal8, apply8, status_terminal, status_winner, status_returns, status_to_move, encode8)
+KERNELS6 = GameKernels(init6, legal6, apply6, status_terminal, status_winner, status_returns, status_to_move, encode6)
 
 
 # eq. (14) and (15), row by row from the top-left corner

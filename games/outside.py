@@ -30,7 +30,7 @@ from numba.core.errors import NumbaWarning
 
 from games.game import Game, State
 from games.jit import kernel
-from games.kernels import GameKernels
+from games.kernels import GameKernels, winner_returns
 
 warnings.filterwarnings("ignore", message=".*Code running in object mode", category=NumbaWarning)
 
@@ -101,6 +101,11 @@ def outside_winner(s):
 
 
 @kernel
+def outside_returns(s, out):
+    winner_returns(outside_winner(s), out)
+
+
+@kernel
 def outside_to_move(s):
     with objmode(p="int64"):
         p = _to_move(s)
@@ -114,7 +119,14 @@ def outside_encode(s, out, row):
 
 
 KERNELS = GameKernels(
-    outside_init, outside_legal, outside_apply, outside_terminal, outside_winner, outside_to_move, outside_encode
+    outside_init,
+    outside_legal,
+    outside_apply,
+    outside_terminal,
+    outside_winner,
+    outside_returns,
+    outside_to_move,
+    outside_encode,
 )
 
 

@@ -20,7 +20,7 @@ import numpy as np
 from games.bits import lowest_bit_index
 from games.game import Game, bitboard_planes
 from games.jit import kernel
-from games.kernels import GameKernels, encode_planes, status_terminal, status_to_move, status_winner
+from games.kernels import GameKernels, encode_planes, status_returns, status_terminal, status_to_move, status_winner
 
 N = 8
 STEPS = ((-1, -1), (-1, 1), (1, -1), (1, 1))  # (row, column) of each direction; row -1 is up, toward rank 8
@@ -106,7 +106,7 @@ def encode(s, out, row):
     encode_planes(s, out, row, N, N, 0, N, 1)
 
 
-KERNELS = GameKernels(init, legal, apply, status_terminal, status_winner, status_to_move, encode)
+KERNELS = GameKernels(init, legal, apply, status_terminal, status_winner, status_returns, status_to_move, encode)
 
 
 def _name(square: int) -> str:

@@ -17,7 +17,15 @@ import numpy as np
 
 from games.game import Game, bitboard_planes
 from games.jit import kernel
-from games.kernels import GameKernels, empty_squares, encode_planes, status_terminal, status_to_move, status_winner
+from games.kernels import (
+    GameKernels,
+    empty_squares,
+    encode_planes,
+    status_returns,
+    status_terminal,
+    status_to_move,
+    status_winner,
+)
 
 N = 4
 ROWS, COLS = N, N * N
@@ -84,7 +92,9 @@ def encode(s, out, row):
     encode_planes(s, out, row, ROWS, COLS, 0, COLS, 1)
 
 
-KERNELS = GameKernels(init, empty_squares, apply, status_terminal, status_winner, status_to_move, encode)
+KERNELS = GameKernels(
+    init, empty_squares, apply, status_terminal, status_winner, status_returns, status_to_move, encode
+)
 _COLUMNS = "abcdefghijklmnop"
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 import games
+from games.game import two_players_only
 from games.rng import make_rng, randint
 from search.mcts import MCTS, SearchResult
 from search.minimax import minimax_action
@@ -36,7 +37,7 @@ class Agent:
         """`action` is about to be played in `state` (by either player)."""
 
     def game_over(self, returns) -> None:
-        """The game ended with `returns` (+1 / -1 / 0 per player)."""
+        """The game ended with `returns` (State.returns: 2 score - 1 per player, +1 / -1 / 0 in two-player games)."""
 
     def select_action(self, state: games.State) -> int:
         raise NotImplementedError
@@ -78,6 +79,8 @@ class SearchAgent(Agent):
         adjuster: StrengthAdjuster | None = None,
     ):
         super().__init__(game, seed)
+        if adjuster is not None:  # it adjusts to one opponent
+            two_players_only(game, f"a strength adjuster ({type(adjuster).__name__}) plays")
         self.budget = (simulations, seconds)  # as configured; an adjuster's knobs scale it
         self.simulations, self.seconds = simulations, seconds
         self.z, self.rth = z, rth
@@ -182,6 +185,7 @@ class MinimaxAgent(Agent):
 
     def __init__(self, game, seed, *, depth, evaluation, endgame):
         super().__init__(game, seed)
+        two_players_only(game, "minimax plays")
         self.evaluation = game.evaluations[evaluation]
         self.depth, self.endgame = depth, endgame
 

@@ -32,12 +32,6 @@ _EPS_DIV = 1e-7  # AlphaDDA App. 3's epsilon
 
 
 @kernel(inline="always")
-def reward(winner, player):
-    """1 for a win of `player`, 0.5 for a draw, 0 for a loss."""
-    return 0.5 if winner < 0 else (1.0 if winner == player else 0.0)
-
-
-@kernel(inline="always")
 def policy_index(w, player, in_tree, first, n, epsilon, use_mast):
     """The playout policy over n moves, the children of a node from `first` on (`in_tree`) or w.legal: random
     with probability epsilon (or without MAST), else the best MAST average for `player`, moves never seen first,
@@ -160,9 +154,10 @@ def select_child(w, node, ref, mover, formula, use_amaf):
 
 @kernel
 def simulate(g, w):
-    """One simulation of the walk `w` (see `new_walk`): select and expand in the tree, play out, back up; returns
-    the winner (-1 draw). w.params [2, 6]: each player's search-control parameters, used wherever that player is
-    to move. Called, not inlined: a call costs one reference count (the walk's), and when a strategy's steps were
+    """One simulation of the walk `w` (see `new_walk`): select and expand in the tree, play out, back up each
+    player's own score (max^n: a node's value is the score of the player who moved into it), left in w.ret.
+    w.params [P, 6]: each player's search-control parameters, used wherever that player is to move. Called, not
+    inlined: a call costs one reference count (the walk's), and when a strategy's steps were
     still inlined, numba 0.68.1 lost the walk's writes to the tree with this inlined beside them
     (run_tuned_simulations; tests/test_search.py guards it)."""
     n_open = w.settings[N_OPEN]
@@ -172,7 +167,9 @@ def simulate(g, w):
     s, legal = w.s, w.legal  # held for the whole simulation: read once, not at every move of the playout
     copy_into(w.root_state, s)
     node = w.meta[ROOT]
-    ref0 = ref1 = node  # per player, its GRAVE reference node: each player has its own Ref
+    players = w.params.shape[0]
+    for p in range(players):  # per player, its GRAVE reference node: each player has its own Ref
+        w.refs[p] = node
     depth = 0
     n_moves = 0
     w.path[0] = node
@@ -186,17 +183,16 @@ def simulate(g, w):
                 break
         # [SA-MCTS eq. 2] each player's reference: the deepest node on the path with at least that
         # player's Ref visits (else the root), whoever moves there
-        if w.visits[node] >= w.params[0, REF]:
-            ref0 = node
-        if w.visits[node] >= w.params[1, REF]:
-            ref1 = node
+        for p in range(players):
+            if w.visits[node] >= w.params[p, REF]:
+                w.refs[p] = node
         mover = g.to_move(s)
         if w.visits[node] < w.params[mover, T]:
             first = w.first_child[node]
             n = w.n_children[node]
             c = first + policy_index(w, mover, True, first, n, w.params[mover, EPSILON], use_mast)
         else:
-            c = select_child(w, node, ref0 if mover == 0 else ref1, mover, formula, use_amaf)
+            c = select_child(w, node, w.refs[mover], mover, formula, use_amaf)
         g.apply(s, w.action[c])
         w.moves[n_moves] = w.action[c]
         w.players[n_moves] = mover
@@ -213,15 +209,15 @@ def simulate(g, w):
         w.moves[n_moves] = a
         w.players[n_moves] = mover
         n_moves += 1
-    winner = g.winner(s)
+    g.returns(s, w.ret)
     w.visits[w.path[0]] += 1.0
     for d in range(1, depth + 1):
         w.visits[w.path[d]] += 1.0
-        w.value[w.path[d]] += reward(winner, w.movers[d])
+        w.value[w.path[d]] += w.ret[w.movers[d]]
     if use_mast:
         for j in range(n_moves):
             w.mast_visits[w.players[j], w.moves[j]] += 1.0
-            w.mast_value[w.players[j], w.moves[j]] += reward(winner, w.players[j])
+            w.mast_value[w.players[j], w.moves[j]] += w.ret[w.players[j]]
     if use_amaf:
         for d in range(depth + 1):
             row = w.amaf_row[w.path[d]]
@@ -229,8 +225,7 @@ def simulate(g, w):
                 continue
             for j in range(d, n_moves):
                 w.amaf_visits[row, w.players[j], w.moves[j]] += 1.0
-                w.amaf_value[row, w.players[j], w.moves[j]] += reward(winner, w.players[j])
-    return winner
+                w.amaf_value[row, w.players[j], w.moves[j]] += w.ret[w.players[j]]
 
 
 @structref.register
@@ -247,7 +242,8 @@ class Walk(structref.StructRefProxy):
     """A walk held in Python: an opaque handle for compiled code (tests build one to call `select_child`)."""
 
 
-SCRATCH = ("s", "legal", "scores", "path", "movers", "moves", "players")  # a simulation's state, moves and path
+# a simulation's state, moves and path, each player's GRAVE reference node and its scores at the end
+SCRATCH = ("s", "legal", "scores", "path", "movers", "moves", "players", "refs", "ret")
 structref.define_boxing(WalkType, Walk)
 # compiled code builds a walk as Walk(*fields): its field types are its arguments' (no type object handed in)
 structref.define_constructor(Walk, WalkType, [*Tree._fields, "root_state", "params", "settings", "rng", *SCRATCH])
@@ -279,6 +275,8 @@ def new_walk(tree, root_state, params, settings, rng, max_legal, max_length):
         np.empty(max_length + 1, dtype=np.int64),
         np.empty(max_length, dtype=np.int64),
         np.empty(max_length, dtype=np.int64),
+        np.empty(params.shape[0], dtype=np.int64),
+        np.empty(params.shape[0]),
     )
 
 
@@ -295,43 +293,27 @@ def run_simulations(g, tree, root_state, params, settings, n_simulations, rng, m
 
 @kernel
 def run_tuned_simulations(
-    g,
-    tree,
-    root_state,
-    params,
-    settings,
-    n_simulations,
-    rng,
-    max_legal,
-    max_length,
-    steps,
-    state0,
-    state1,
-    values,
-    columns,
+    g, tree, root_state, params, settings, n_simulations, rng, max_legal, max_length, steps, states, values, columns
 ):
     """As run_simulations, with each player's tuned parameters chosen before every simulation.
 
-    steps: the strategy's compiled steps (search.allocation.AllocationSteps); state0/state1: each
-    player's strategy state; values [d, V]: the values of the d tuned parameters; columns [d]: their
-    places in params.
+    steps: the strategy's compiled steps (search.allocation.AllocationSteps); states: a tuple of each player's
+    strategy state; values [d, V]: the values of the d tuned parameters; columns [d]: their places in params.
     """
     w = new_walk(tree, root_state, params, settings, rng, max_legal, max_length)
     d = columns.shape[0]
-    x0 = np.zeros(d, dtype=np.int64)
-    x1 = np.zeros(d, dtype=np.int64)
+    x = np.zeros((len(states), d), dtype=np.int64)
     for i in range(n_simulations):
         if w.meta[FULL] == 1:
             return i
         # [SA-MCTS Fig. 1]: each player's strategy chooses before the simulation and learns its result after
-        steps.choose(state0, rng, x0)
-        steps.choose(state1, rng, x1)
-        for j in range(d):
-            params[0, columns[j]] = values[j, x0[j]]
-            params[1, columns[j]] = values[j, x1[j]]
-        winner = simulate(g, w)
-        steps.update(state0, x0, reward(winner, 0), rng)
-        steps.update(state1, x1, reward(winner, 1), rng)
+        for p in range(len(states)):
+            steps.choose(states[p], rng, x[p])
+            for j in range(d):
+                params[p, columns[j]] = values[j, x[p, j]]
+        simulate(g, w)
+        for p in range(len(states)):
+            steps.update(states[p], x[p], w.ret[p], rng)
     return n_simulations
 
 
@@ -346,31 +328,34 @@ def run_batch_simulations(
     rng,
     max_legal,
     max_length,
-    batch0,
-    batch1,
+    batches,
+    sizes,
     next_row,
-    rewards0,
-    rewards1,
+    rewards,
     columns,
 ):
-    """As run_simulations, each player's tuned parameters taken in turn from its batch (one simulation
-    per row, from next_row[p] on) and each row's reward written out; stops when a batch is used up.
+    """As run_simulations, each player's tuned parameters taken in turn from its batch (one simulation per row,
+    from next_row[p] on) and each row's reward written out; stops when a batch is used up.
 
-    batch0/batch1 [rows, d]: parameter values per row for players 0 and 1; columns [d]: their places in params.
+    batches [P, rows, d]: parameter values per player and row, player p's in its first sizes[p] rows; rewards
+    [P, rows]; columns [d]: their places in params.
     """
     w = new_walk(tree, root_state, params, settings, rng, max_legal, max_length)
     d = columns.shape[0]
+    players = batches.shape[0]
     for i in range(n_simulations):
-        r0, r1 = next_row[0], next_row[1]
-        if w.meta[FULL] == 1 or r0 == batch0.shape[0] or r1 == batch1.shape[0]:
+        if w.meta[FULL] == 1:
             return i
-        for j in range(d):
-            params[0, columns[j]] = batch0[r0, j]
-            params[1, columns[j]] = batch1[r1, j]
-        winner = simulate(g, w)
-        rewards0[r0] = reward(winner, 0)
-        rewards1[r1] = reward(winner, 1)
-        next_row[0], next_row[1] = r0 + 1, r1 + 1
+        for p in range(players):
+            if next_row[p] == sizes[p]:
+                return i
+        for p in range(players):
+            for j in range(d):
+                params[p, columns[j]] = batches[p, next_row[p], j]
+        simulate(g, w)
+        for p in range(players):
+            rewards[p, next_row[p]] = w.ret[p]
+            next_row[p] += 1
     return n_simulations
 
 
@@ -401,8 +386,8 @@ class MCTS:
 
     `params` is the float vector (C, epsilon, K, Ref, VO, T); `settings` the int vector
     (N_open, formula, use MAST, use AMAF). `mast_decay` multiplies the MAST statistics after
-    every real move. `tuners` (optional): a pair of allocation strategies of one kind, one per
-    player, that choose `tuned` (parameter indices C..T). A strategy with compiled `steps`
+    every real move. `tuners` (optional): allocation strategies of one kind, one per player [SA-MCTS
+    IV], that choose `tuned` (parameter indices C..T). A strategy with compiled `steps`
     (search.allocation) and state `compiled` chooses before every simulation; one without (CMA-ES)
     gives a generation at a time (`ask_generation`, `tell_generation`). Both give `space`, `values`,
     `recommend`, `reset(seed)` and `finished`.
@@ -410,11 +395,13 @@ class MCTS:
 
     def __init__(self, game, params, settings, rng, *, mast_decay=0.2, nodes=1 << 12, tuners=None, tuned=()):
         self.game = game
-        self.params = np.tile(np.asarray(params, dtype=np.float64), (2, 1))
+        self.params = np.tile(np.asarray(params, dtype=np.float64), (game.players, 1))
         self.tuners = tuners
-        self._batches = None  # CMA-ES: per player, its generation's parameter rows and their rewards
-        self._next_row = np.zeros(2, dtype=np.int64)  # per player, the row its next simulation uses
+        self._batches = None  # CMA-ES: its generations, player p's values in rows [p, :sizes[p]], and their rewards
+        self._next_row = np.zeros(game.players, dtype=np.int64)  # per player, the row its next simulation uses
         if tuners is not None:
+            if len(tuners) != game.players:
+                raise ValueError(f"give one tuner per player: {game.name} has {game.players}, not {len(tuners)}")
             space = tuners[0].space
             self._columns = np.asarray(tuned, dtype=np.int64)
             self._values = np.full((len(space), int(space.sizes.max())), np.nan)
@@ -430,8 +417,8 @@ class MCTS:
     def _allocate(self, nodes, amaf_rows):
         """The tree and a spare of the same size: re-rooting copies into the spare and swaps."""
         actions = self.game.num_distinct_actions()
-        self.tree = new_tree(actions, nodes, amaf_rows)
-        self._spare = new_tree(actions, nodes, amaf_rows)
+        self.tree = new_tree(actions, nodes, amaf_rows, self.game.players)
+        self._spare = new_tree(actions, nodes, amaf_rows, self.game.players)
 
     def reset(self):
         """Forget the tree, the MAST statistics and what the tuners learnt (a new game, whose tuners
@@ -480,31 +467,44 @@ class MCTS:
         common += (g.max_legal, g.max_game_length)
         if self.tuners is None:
             return run_simulations(*common)
-        a, b = self.tuners
         if not self._batched:
-            return run_tuned_simulations(*common, a.steps, a.compiled, b.compiled, self._values, self._columns)
-        if a.finished and b.finished:  # both have settled on their best: plain simulations
+            states = tuple(tuner.compiled for tuner in self.tuners)
+            return run_tuned_simulations(*common, self.tuners[0].steps, states, self._values, self._columns)
+        if all(tuner.finished for tuner in self.tuners):  # all have settled on their best: plain simulations
             for p, tuner in enumerate(self.tuners):
                 self.params[p, self._columns] = tuner.values(tuner.recommend())
             return run_simulations(*common)
         if self._batches is None:
-            self._batches = [self._ask(a), self._ask(b)]
+            self._batches = self._ask([tuner.ask_generation() for tuner in self.tuners], self._columns.size)
             self._next_row[:] = 0
-        (batch0, rewards0), (batch1, rewards1) = self._batches
-        ran = run_batch_simulations(*common, batch0, batch1, self._next_row, rewards0, rewards1, self._columns)
-        for p, tuner in enumerate(self.tuners):
-            batch, rewards = self._batches[p]
-            if self._next_row[p] == len(batch):
-                tuner.tell_generation(rewards)
-                self._batches[p] = self._ask(tuner)
-                self._next_row[p] = 0
+        batches, sizes, rewards = self._batches
+        ran = run_batch_simulations(*common, batches, sizes, self._next_row, rewards, self._columns)
+        if any(self._next_row == sizes):
+            generations = []
+            for p, tuner in enumerate(self.tuners):
+                if self._next_row[p] == sizes[p]:
+                    tuner.tell_generation(rewards[p, : sizes[p]])
+                    generations.append(tuner.ask_generation())
+                    self._next_row[p] = 0
+                else:
+                    generations.append(None)
+            self._batches = self._ask(generations, self._columns.size, self._batches)
         return ran
 
-    @staticmethod
-    def _ask(tuner):
-        """A tuner's next generation as parameter values, one row per point, and room for its rewards."""
-        points = tuner.ask_generation()
-        return np.array([tuner.values(p) for p in points]), np.zeros(len(points))
+    def _ask(self, generations, d, old=None):
+        """(batches, sizes, rewards) for run_batch_simulations: each player's generation (points of its tuner's
+        ask_generation) as parameter values, one row per point, with room for their rewards; where a player's
+        generation is None, its rows and rewards so far from `old`."""
+        sizes = np.array([len(g) if g is not None else old[1][p] for p, g in enumerate(generations)], dtype=np.int64)
+        batches = np.zeros((len(generations), int(sizes.max()), d))
+        rewards = np.zeros(batches.shape[:2])
+        for p, (tuner, points) in enumerate(zip(self.tuners, generations)):
+            if points is None:
+                batches[p, : sizes[p]] = old[0][p, : sizes[p]]
+                rewards[p, : sizes[p]] = old[2][p, : sizes[p]]
+            else:
+                batches[p, : sizes[p]] = [tuner.values(x) for x in points]
+        return batches, sizes, rewards
 
     def move_root(self, history):
         """Re-root at `history` if it continues the tree's game (keeping the subtree), else start afresh."""

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from games.game import State
+from games.game import State, two_players_only
 from games.jit import kernel, kernel_tuple
 from games.kernels import copy_into
 from games.rng import derive_seeds, gamma, make_rng, next_u64, randint, uniform
@@ -369,6 +369,7 @@ class PUCT:
         seed: int = 0,
         nodes: int = 1024,
     ):
+        two_players_only(game, "PUCT searches")
         if games < 1 or leaves < 1:
             raise ValueError("games and leaves must be at least 1")
         if not 0.0 <= root_eps <= 1.0:

@@ -3,7 +3,7 @@
 Nodes live in flat arrays; a node's children are contiguous (first_child .. first_child +
 n_children). Values are sums of rewards in [0, 1] from the view of the player who made the move
 into the node. Visited nodes may own a row of AMAF statistics (GRAVE); MAST statistics are per
-player and action. Shapes: M nodes, R AMAF rows, A = the game's num_distinct_actions.
+player and action. Shapes: M nodes, R AMAF rows, P players, A = the game's num_distinct_actions.
 """
 
 from collections import namedtuple
@@ -22,18 +22,19 @@ Tree = namedtuple(
         "n_children",  # int64 [M]
         "action",  # int64 [M]     the move leading to the node
         "amaf_row",  # int64 [M]   row in the AMAF tables, -1 for none
-        "amaf_value",  # float32 [R, 2, A]  reward sums per player to move and action
-        "amaf_visits",  # float32 [R, 2, A]
-        "mast_value",  # float64 [2, A]
-        "mast_visits",  # float64 [2, A]
+        "amaf_value",  # float32 [R, P, A]  reward sums per player to move and action
+        "amaf_visits",  # float32 [R, P, A]
+        "mast_value",  # float64 [P, A]
+        "mast_visits",  # float64 [P, A]
         "meta",  # int64 [4]: root, next free node, next free AMAF row, 1 if the tree ran out of room
     ],
 )
 ROOT, FREE_NODE, FREE_ROW, FULL = 0, 1, 2, 3
 
 
-def new_tree(num_actions: int, nodes: int, amaf_rows: int = 0) -> Tree:
-    """An empty tree with room for `nodes` nodes and `amaf_rows` AMAF rows (0 when GRAVE is off)."""
+def new_tree(num_actions: int, nodes: int, amaf_rows: int = 0, players: int = 2) -> Tree:
+    """An empty tree for a game of `players` players with room for `nodes` nodes and `amaf_rows` AMAF rows (0 when
+    GRAVE is off)."""
     tree = Tree(
         visits=np.zeros(nodes),
         value=np.zeros(nodes),
@@ -41,10 +42,10 @@ def new_tree(num_actions: int, nodes: int, amaf_rows: int = 0) -> Tree:
         n_children=np.zeros(nodes, dtype=np.int64),
         action=np.full(nodes, -1, dtype=np.int64),
         amaf_row=np.full(nodes, -1, dtype=np.int64),
-        amaf_value=np.zeros((amaf_rows, 2, num_actions), dtype=np.float32),
-        amaf_visits=np.zeros((amaf_rows, 2, num_actions), dtype=np.float32),
-        mast_value=np.zeros((2, num_actions)),
-        mast_visits=np.zeros((2, num_actions)),
+        amaf_value=np.zeros((amaf_rows, players, num_actions), dtype=np.float32),
+        amaf_visits=np.zeros((amaf_rows, players, num_actions), dtype=np.float32),
+        mast_value=np.zeros((players, num_actions)),
+        mast_visits=np.zeros((players, num_actions)),
         meta=np.zeros(4, dtype=np.int64),
     )
     tree.meta[FREE_NODE] = 1  # node 0 is the root
@@ -70,7 +71,7 @@ def copy_subtree(src, dst, node):
         dst.amaf_row[d] = -1
         if src.amaf_row[s] >= 0 and free_row < dst.amaf_value.shape[0]:
             dst.amaf_row[d] = free_row
-            for p in range(2):
+            for p in range(src.amaf_value.shape[1]):
                 copy_into(src.amaf_value[src.amaf_row[s], p], dst.amaf_value[free_row, p])
                 copy_into(src.amaf_visits[src.amaf_row[s], p], dst.amaf_visits[free_row, p])
             free_row += 1
@@ -80,7 +81,7 @@ def copy_subtree(src, dst, node):
             for k in range(src.n_children[s]):
                 queue[tail] = src.first_child[s] + k
                 tail += 1
-    for p in range(2):
+    for p in range(src.mast_value.shape[0]):
         copy_into(src.mast_value[p], dst.mast_value[p])
         copy_into(src.mast_visits[p], dst.mast_visits[p])
     dst.meta[ROOT] = 0

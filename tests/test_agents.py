@@ -48,7 +48,11 @@ def moves_of(name: str, game: str, seed: int) -> list[int]:
     g = games.load(game)
     agent = make_agent(g, tiny(name), seed=seed)
     assert isinstance(agent, Agent)
-    result = play_game(g, agent, RandomAgent(g, 99), seed=seed, index=0)
+    if g.players == 2:
+        result = play_game(g, agent, RandomAgent(g, 99), seed=seed, index=0)
+    else:  # the agent first, seeded random players in the other roles (game 0: A's agents first, then B's)
+        randoms = [RandomAgent(g, 99 + k) for k in range(2 * g.players - 3)]
+        result = play_game(g, [agent, *randoms[: g.players - 2]], randoms[g.players - 2 :], seed=seed, index=0)
     return result.moves
 
 

@@ -451,6 +451,7 @@ def test_the_endpoints_play_a_game(client):
     assert c.get("/api/state").status_code == 404
     games_offered = {g["name"]: g for g in c.get("/api/options").json()["games"]}
     assert games_offered["connect4"]["opponents"][0]["spec"] == DEFAULT_SPEC
+    assert "chinesecheckers3" not in games_offered  # three players: not one opponent
     view = c.post("/api/new", json={"game": "connect4", "opponent": FAST, "first": True}).json()
     assert view["human_to_move"] and len(view["legal"]) == 7 and view["legal"][3]["to"] == [5, 3]
     view = c.post("/api/move", json={"move": 3}).json()

@@ -14,6 +14,7 @@ from __future__ import annotations
 import secrets
 
 import games
+from games.game import two_players_only
 from search.agents import Agent, AgentGroup
 from tuner.agents import adjusters
 from tuner.agents import spec as specs
@@ -44,6 +45,8 @@ def check_spec(game: games.Game | str, spec: str | AgentSpec) -> AgentSpec:
     """Parse `spec` and run every check that building it for `game` would run, without building it."""
     game = games.load(game) if isinstance(game, str) else game
     parsed = parse_spec(spec)
+    if not AGENTS[parsed.name].any_players:
+        two_players_only(game, f"{parsed.name} plays")
     check = AGENTS[parsed.name].check
     if check is not None:
         check(game, parsed.options)

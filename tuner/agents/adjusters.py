@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable
 
+from games.game import two_players_only
 from games.rng import derive_seeds
 from search.alphadda import GRIDS, TABLES, AlphaDDA1, AlphaDDA1Z, AlphaDDA2, AlphaDDA3
 from search.evaluator import MAX_DROPOUT
@@ -331,6 +332,8 @@ def dda_settings(kind: AdjusterKind, game, options: dict) -> dict:
 def check(game, options: dict) -> AdjusterKind | None:
     """Every check of the adjuster a spec names that needs the game, without building it; the adjuster or None."""
     kind = selected(options)
+    if kind is not None:
+        two_players_only(game, f"{kind.selector}={kind.name} plays")
     dda_given = sorted(k for k in DDA_KEYS if options.get(k) is not None) if "dda" in options else []
     if (kind is None or kind.selector != "dda") and dda_given:
         raise ValueError(f"{', '.join(dda_given)} set AlphaDDA's adjustment: add dda=alphadda1, 2 or 3")

@@ -156,13 +156,13 @@ def _tuner_settings(game, o) -> dict:
 
 
 def _tuners(game, seed, o, grave):
-    """The pair of on-line tuners (one per player) and the parameter columns they set, or (None, ())."""
+    """The on-line tuners (one per player [SA-MCTS IV]) and the parameter columns they set, or (None, ())."""
     if o["tuner"] == "none":
         return None, ()
     names = _tuned_names(o, grave)
     space = sa_mcts_space(names)
     settings = _tuner_settings(game, o)
-    tuners = tuple(make_strategy(space, o["tuner"], seed + p, **settings) for p in (0, 1))
+    tuners = tuple(make_strategy(space, o["tuner"], seed + p, **settings) for p in range(game.players))
     return tuners, [_COLUMNS[n] for n in names]
 
 
@@ -297,6 +297,7 @@ class AgentKind:
     check: Callable | None = None
     group: Callable | None = None  # (game, seeds, options per seed) -> agents sharing one search, else None
     shared: Callable | None = None  # options -> what the specs of one group must agree on
+    any_players: bool = False  # whether it plays games of more than two players (else it says so in one line)
 
 
 def _with_defaults(keys, **defaults):
@@ -304,9 +305,13 @@ def _with_defaults(keys, **defaults):
 
 
 AGENTS = {
-    "random": AgentKind({}, lambda game, seed, o: RandomAgent(game, seed), "uniformly random moves"),
+    "random": AgentKind({}, lambda game, seed, o: RandomAgent(game, seed), "uniformly random moves", any_players=True),
     "mcts": AgentKind(
-        _MCTS_KEYS, _make_mcts, "random-rollout UCT as AlphaDDA's opponents (Fujita, App. 3)", adjusters.check
+        _MCTS_KEYS,
+        _make_mcts,
+        "random-rollout UCT as AlphaDDA's opponents (Fujita, App. 3)",
+        adjusters.check,
+        any_players=True,
     ),
     **{
         f"mcts{i}": AgentKind(
@@ -314,6 +319,7 @@ AGENTS = {
             _make_mcts,
             f"AlphaDDA's MCTS{i}: {n} simulations",
             adjusters.check,
+            any_players=True,
         )
         for i, n in ((1, 300), (2, 100), (3, 200), (4, 50))
     },
@@ -322,12 +328,14 @@ AGENTS = {
         lambda g, s, o: _make_sironi(g, s, o, False),
         "UCT + MAST (Sironi et al., SP)",
         lambda g, o: _check_sironi(g, o, False),
+        any_players=True,
     ),
     "ap": AgentKind(
         _AP_KEYS,
         lambda g, s, o: _make_sironi(g, s, o, True),
         "GRAVE + MAST (Sironi et al., AP)",
         lambda g, o: _check_sironi(g, o, True),
+        any_players=True,
     ),
     "az": AgentKind(
         _AZ_KEYS,

@@ -22,11 +22,14 @@ from tuner.provenance import environment
 def _demo(args) -> int:
     from tuner.agents import make_agent
     from tuner.match import play_game
+    from tuner.match.arena import seat_agents
 
     game = games.load(args.game)
     check_specs(game, [args.agent])
-    agent, opponent = make_agent(game, args.agent), make_agent(game, "random")
-    names = {args.seed % 2: args.agent, 1 - args.seed % 2: "random"}  # the seed also decides who moves first
+    n = game.players
+    index = args.seed % (2**n - 2)  # the seed also decides who moves first (with more players, who plays which role)
+    agents = [[make_agent(game, spec) for spec in [first, *["random"] * (n - 2)]] for first in (args.agent, "random")]
+    names = {role: args.agent if where == (0, 0) else "random" for role, where in enumerate(seat_agents(n, index))}
 
     class Drawn:
         """Prints each move and the board as the game goes."""
@@ -46,11 +49,15 @@ def _demo(args) -> int:
             print(after)
             return action
 
-    print(f"{game.name}: player 0 = {names[0]}, player 1 = {names[1]}, seed {args.seed}\n")
+    print(f"{game.name}: " + ", ".join(f"player {p} = {names[p]}" for p in range(n)) + f", seed {args.seed}\n")
     print(game.new_initial_state())
-    result = play_game(game, Drawn(agent), Drawn(opponent), args.seed, index=args.seed % 2)
-    winner = None if result.outcome == 0 else (result.a_seat if result.outcome > 0 else 1 - result.a_seat)
-    print("result: draw" if winner is None else f"result: player {winner} ({names[winner]}) wins")
+    result = play_game(game, *([Drawn(a) for a in side] for side in agents), args.seed, index=index)
+    end = game.new_initial_state()
+    for action in result.moves:
+        end.apply_action(action)
+    winner = end.outcome().winner
+    scores = "" if n == 2 else f" (scores {', '.join(f'{x:g}' for x in end.scores())})"
+    print(("result: draw" if winner is None else f"result: player {winner} ({names[winner]}) wins") + scores)
     return 0
 
 

@@ -101,11 +101,16 @@ def _arch_of(path: str, game: str) -> dict:
 
 
 def _train(args) -> int:
+    from games.game import two_players_only
     from nets.train import TABLE_A1, Run
     from tuner.cli.common import CommandError
     from tuner.provenance import environment
     from tuner.yardsticks import Yardsticks
 
+    try:
+        two_players_only(games.load(args.game), "sparring train trains", "play it with mcts, sp or ap (no net)")
+    except ValueError as error:
+        raise CommandError(str(error)) from None
     if args.eval_games < 0:
         raise CommandError(f"--eval-games must be 0 or more, got {args.eval_games}")
     if args.iterations is not None and args.iterations < 1:

@@ -5,14 +5,17 @@
 >>> result.total.games
 4
 
-Games alternate seats: game i has agent A first when i is even. Each game reseeds both agents
-from (seed, i), so any game replays alone with `play_game(..., index=i)`. Workers each own a
-pair of agents and play their share of games in index order; an agent that adapts between games
+Games alternate seats: game i has agent A first when i is even. In a game of more than two players, A and B take
+every assignment to the roles but the all-same ones in turn [SA-MCTS VI-A] (`assignments`), each role played by
+an agent of its own, and the point of a game goes to the agent with the highest score, split where both have it.
+Each game reseeds every agent from (seed, i), so any game replays alone with `play_game(..., index=i)`. Workers
+each own their agents and play their share of games in index order; an agent that adapts between games
 therefore sees only its own worker's games (use workers=1 to let it see the whole match).
 """
 
 from __future__ import annotations
 
+import itertools
 import threading
 from dataclasses import asdict, dataclass, field
 
@@ -30,8 +33,8 @@ from tuner.match.stats import Record
 @dataclass
 class GameResult:
     index: int
-    a_seat: int  # 0 when agent A moved first
-    outcome: float  # +1 / 0 / -1 for agent A
+    a_seat: int  # agent A's first role: 0 when it moved first
+    outcome: float  # +1 / 0 / -1 for agent A: whether it alone, both or B alone had the highest score
     moves: list[int]
 
 
@@ -86,19 +89,44 @@ class MatchResult:
         return out
 
 
-def game_seeds(seed: int, index: int) -> tuple[int, int]:
-    """The seeds of agents A and B in game `index` of a match seeded `seed`."""
-    a, b = derive_seeds(seed, index, count=2, bits=64)
-    return a, b
+def assignments(players: int) -> list[tuple[int, ...]]:
+    """Who plays each role, A (0) or B (1), in the games of a match, in turn: every assignment but the two
+    all-same ones [SA-MCTS VI-A]; with two players A first, then B first."""
+    return [roles for roles in itertools.product((0, 1), repeat=players) if 0 < sum(roles) < players]
+
+
+def game_seeds(seed: int, index: int, players: int = 2) -> list[int]:
+    """The seeds of the agents in game `index` of a match seeded `seed`: A's and B's with two players; in a game of
+    more, each plays up to players - 1 roles with an agent apiece, A's agents' seeds first, then B's."""
+    return derive_seeds(seed, index, count=2 * (players - 1), bits=64)
+
+
+def seat_agents(players: int, index: int) -> list[tuple[int, int]]:
+    """For each role of game `index`, (side, k): the k-th agent of A (side 0) or of B (side 1) plays it."""
+    roles = assignments(players)[index % (2**players - 2)]
+    return [(side, roles[:r].count(side)) for r, side in enumerate(roles)]
+
+
+def split_point(scores, roles) -> int:
+    """A's outcome, +1 / 0 / -1: the point of a game goes to the agent whose role scored highest, split (0) where
+    both agents have such a role [SA-MCTS VI-A]. roles[r]: 0 where A plays role r, 1 where B does."""
+    top = max(scores)
+    a, b = (any(s == top for s, side in zip(scores, roles) if side == who) for who in (0, 1))
+    return int(a) - int(b)
 
 
 def play_game(game, agent_a, agent_b, seed: int, index: int) -> GameResult:
-    """Game `index` of a match: seats alternate with the index, both agents reseeded from (seed, index)."""
-    seed_a, seed_b = game_seeds(seed, index)
-    a_seat = index % 2
-    seats = [agent_a, agent_b] if a_seat == 0 else [agent_b, agent_a]
-    agent_a.new_game(seed_a, seat=a_seat)
-    agent_b.new_game(seed_b, seat=1 - a_seat)
+    """Game `index` of a match: seats alternate with the index, every agent reseeded from (seed, index). In a game of
+    more than two players, agent_a and agent_b are lists of players - 1 agents each (see `seat_agents`)."""
+    n = game.players
+    sides = [list(side) if isinstance(side, (list, tuple)) else [side] for side in (agent_a, agent_b)]
+    if any(len(side) != n - 1 for side in sides):
+        raise ValueError(f"{game.name} has {n} players: give each side {n - 1} agents, one for each role it may play")
+    seeds = game_seeds(seed, index, n)
+    where = seat_agents(n, index)
+    seats = [sides[side][k] for side, k in where]
+    for role, ((side, k), agent) in enumerate(zip(where, seats)):
+        agent.new_game(seeds[side * (n - 1) + k], seat=role)
     state = game.new_initial_state()
     while not state.is_terminal():
         action = seats[state.current_player()].select_action(state)
@@ -108,7 +136,8 @@ def play_game(game, agent_a, agent_b, seed: int, index: int) -> GameResult:
     returns = state.returns()
     for agent in seats:
         agent.game_over(returns)
-    return GameResult(index, a_seat, returns[a_seat], state.history())
+    roles = [side for side, _ in where]
+    return GameResult(index, roles.index(0), split_point(state.scores(), roles), state.history())
 
 
 def _groups(game, specs, seeds):
@@ -128,27 +157,33 @@ def _groups(game, specs, seeds):
 
 def _play_share(game_name, tables, on_game, concurrent, states=None, keep=False) -> list[list[GameResult]]:
     """A worker's share: the games of every table (spec_a, spec_b, seed, indices), up to `concurrent` of each
-    table at a time (one at a time where an agent adapts between games) in slots that each own a pair of
-    agents. Every step asks each group of agents for its moves in all the games where it is to move at
-    once, so agents that batch their searches (az) share one forward among those games, across tables
-    too. Game i of a table plays as `play_game(..., index=i)`, and a slot plays its games in index order.
-    `states[t]`: adjuster states (A's, B's) that table t's agents start from, where it plays one by one;
-    `on_game(t, result, states)` is told each game, with those states after it where it does and `keep`
-    asks for them (a state is a copy of all an adjuster learnt: not made for nobody), else None."""
+    table at a time (one at a time where an agent adapts between games) in slots that each own their agents
+    (A's, then B's: one each with two players, players - 1 each with more). Every step asks each group of
+    agents for its moves in all the games where it is to move at once, so agents that batch their searches
+    (az) share one forward among those games, across tables too. Game i of a table plays as
+    `play_game(..., index=i)`, and a slot plays its games in index order. `states[t]`: adjuster states (A's,
+    B's) that table t's agents start from, where it plays one by one; `on_game(t, result, states)` is told each
+    game, with those states after it where it does and `keep` asks for them (a state is a copy of all an
+    adjuster learnt: not made for nobody), else None."""
     game = load_game(game_name)
+    n = game.players
+    per_side = n - 1
     table_of, slot_seeds, one_by_one = [], [], []
     for t, (spec_a, spec_b, seed, indices) in enumerate(tables):
         one_by_one.append(adapts_between_games(spec_a) or adapts_between_games(spec_b))
-        n = min(1 if one_by_one[t] else concurrent, len(indices))
-        table_of += [t] * n
-        slot_seeds += [(seed + 2 * k, seed + 2 * k + 1) for k in range(n)]
-    sides = [_groups(game, [tables[t][side] for t in table_of], [s[side] for s in slot_seeds]) for side in (0, 1)]
+        slots = min(1 if one_by_one[t] else concurrent, len(indices))
+        table_of += [t] * slots
+        slot_seeds += [[seed + 2 * per_side * k + j for j in range(2 * per_side)] for k in range(slots)]
+    columns = [
+        _groups(game, [tables[t][j // per_side] for t in table_of], [s[j] for s in slot_seeds])
+        for j in range(2 * per_side)
+    ]
     waiting = [list(reversed([int(i) for i in table[3]])) for table in tables]
     results: list[list[GameResult]] = [[] for _ in tables]
 
     def agents(k):
         """Slot k's agents: A's, then B's."""
-        return [groups[where[k][0]][where[k][1]] for groups, where in sides]
+        return [groups[where[k][0]][where[k][1]] for groups, where in columns]
 
     def adjusters(k):
         return [getattr(agent, "adjuster", None) for agent in agents(k)]
@@ -164,32 +199,37 @@ def _play_share(game_name, tables, on_game, concurrent, states=None, keep=False)
                 adjuster.load_state_dict(state)
 
     def start(k):
-        """The next game of slot k's table: (index, state, A's seat), agents reseeded as play_game does."""
+        """The next game of slot k's table: (index, state, the column of each role's agent), agents reseeded as
+        play_game does."""
         t = table_of[k]
         if not waiting[t]:
             return None
         i = waiting[t].pop()
-        for seat, (agent, seed) in enumerate(zip(agents(k), game_seeds(tables[t][2], i))):
-            agent.new_game(seed, seat=(i + seat) % 2)  # A sits at i % 2, B at the other
-        return i, game.new_initial_state(), i % 2
+        seeds, mine = game_seeds(tables[t][2], i, n), agents(k)
+        seated = [side * per_side + j for side, j in seat_agents(n, i)]
+        for role, column in enumerate(seated):
+            mine[column].new_game(seeds[column], seat=role)
+        return i, game.new_initial_state(), seated
 
     playing = [start(k) for k in range(len(table_of))]
     while any(playing):
-        for side, (groups, where) in enumerate(sides):
-            to_move = [k for k, p in enumerate(playing) if p and (p[1].current_player() == p[2]) == (side == 0)]
+        for column, (groups, where) in enumerate(columns):
+            to_move = [k for k, p in enumerate(playing) if p and p[2][p[1].current_player()] == column]
             for g, group in enumerate(groups):
                 ks = [k for k in to_move if where[k][0] == g]
                 actions = group.select_actions([where[k][1] for k in ks], [playing[k][1] for k in ks])
                 for k, action in zip(ks, actions):
-                    i, state, a_seat = playing[k]
-                    for agent in agents(k):
+                    i, state, seated = playing[k]
+                    players = [agents(k)[c] for c in seated]
+                    for agent in players:
                         agent.observe(state, action)
                     state.apply_action(action)
                     if state.is_terminal():
                         returns = state.returns()
-                        for agent in agents(k):
+                        for agent in players:
                             agent.game_over(returns)
-                        result = GameResult(i, a_seat, returns[a_seat], state.history())
+                        roles = [c // per_side for c in seated]
+                        result = GameResult(i, roles.index(0), split_point(state.scores(), roles), state.history())
                         results[table_of[k]].append(result)
                         if on_game is not None:
                             saved = None

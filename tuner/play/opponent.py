@@ -24,6 +24,7 @@ import secrets
 from dataclasses import dataclass
 
 import games
+from games.game import two_players_only
 from games.rng import derive_seeds
 from tuner.agents import check_spec, make_agent, parse_spec
 from tuner.play.level import describe_level, elo_below_best
@@ -80,6 +81,7 @@ class Opponent:
         hint: str = HINT_SPEC,
     ):
         self.game = games.load(game) if isinstance(game, str) else game
+        two_players_only(self.game, "a person plays", f"watch one with sparring demo --game {self.game.name}")
         self.spec = spec or DEFAULT_SPEC
         check_spec(self.game, self.spec)
         check_spec(self.game, hint)

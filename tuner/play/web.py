@@ -330,7 +330,8 @@ def make_app(
         return FileResponse(STATIC / "index.html")
 
     async def options(request):
-        offered = [g for g in map(_loadable, games.names()) if g is not None]
+        # a person plays one opponent: games of two players
+        offered = [g for g in map(_loadable, games.names()) if g is not None and g.players == 2]
         return JSONResponse(
             {
                 "games": [{"name": g.name, "drawn": g.drawn, "opponents": opponents(g)} for g in offered],
