@@ -22,6 +22,7 @@ from games.knightthrough import Knightthrough
 from games.othello import Othello
 from games.outside import OutsideGame
 from games.pentago import Pentago
+from games.quad import Quad
 from games.sheepandwolf import SheepAndWolf
 from games.tictactoe3d import TicTacToe3D
 
@@ -38,6 +39,7 @@ _REGISTRY = {
     "tictactoe3d": TicTacToe3D,
     "sheepandwolf": SheepAndWolf,
     "chinesecheckers3": ChineseCheckers,
+    "quad": Quad,
 }
 _LOADED: dict[str, Game] = {}
 ENTRY_POINTS = "sparring.games"  # another package's game: an entry point naming a callable that returns it

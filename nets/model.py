@@ -111,6 +111,7 @@ def _sizes() -> dict[str, dict[str, dict[str, int]]]:
         "connect5": 5,
         "tictactoe3d": 3,
         "sheepandwolf": 5,
+        "quad": 3,
     }
     policy_filters = {"breakthrough": 12, "pentago": 8, "knightthrough": 4, "sheepandwolf": 4}
     out = {}

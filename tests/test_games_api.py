@@ -36,6 +36,7 @@ def test_names_and_unknown_game():
         "tictactoe3d",
         "sheepandwolf",
         "chinesecheckers3",
+        "quad",
     }
     known = "breakthrough, chinesecheckers3, connect4, connect5, knightthrough, othello, othello6"
     with pytest.raises(ValueError, match=f"unknown game 'chess'.*{known}"):
@@ -58,6 +59,7 @@ def test_metadata(name):
         "tictactoe3d": 64,
         "sheepandwolf": 256,
         "chinesecheckers3": 37 * 37 + 1,
+        "quad": 98,
     }
     expected = actions[name]
     assert game.num_distinct_actions() == expected
@@ -168,13 +170,15 @@ def test_encode_is_from_the_view_of_the_player_to_move(name):
 def pieces_on_board(state):
     """Disc count known from the rules: one per Connect4, Connect 5, Pentago or 3D Tic-Tac-Toe move; Othello's four
     plus one per non-pass move; Breakthrough's and Knightthrough's 32 less one per capture (Knightthrough's read off
-    the board before each move: its actions carry no capture flag); Sheep and Wolf's five, always."""
+    the board before each move: its actions carry no capture flag); Sheep and Wolf's five, always; one per Quad mark."""
     moves = state.history()
     name = state.game.name
     if name in ("connect4", "pentago", "connect5", "tictactoe3d"):
         return len(moves)
     if name == "sheepandwolf":
         return 5
+    if name == "quad":  # a mark places a stone (a block, 49 and up, a blocker: no one's piece)
+        return sum(a < 49 for a in moves)
     if name.startswith("othello"):
         return 4 + sum(a != state.game.pass_action for a in moves)
     if name == "knightthrough":
@@ -198,6 +202,7 @@ def pieces_on_board(state):
         ("connect5", 8),
         ("tictactoe3d", 48),
         ("sheepandwolf", 1),
+        ("quad", 8),
     ],
 )
 def test_symmetries_form_a_group_of_the_expected_size(name, count):
