@@ -168,8 +168,9 @@ def simulate(g, w):
     copy_into(w.root_state, s)
     node = w.meta[ROOT]
     players = w.params.shape[0]
-    for p in range(players):  # per player, its GRAVE reference node: each player has its own Ref
-        w.refs[p] = node
+    if use_amaf:
+        for p in range(players):  # per player, its GRAVE reference node: each player has its own Ref
+            w.refs[p] = node
     depth = 0
     n_moves = 0
     w.path[0] = node
@@ -181,18 +182,19 @@ def simulate(g, w):
                 break
             if not expand(g, w, node, use_amaf):
                 break
-        # [SA-MCTS eq. 2] each player's reference: the deepest node on the path with at least that
-        # player's Ref visits (else the root), whoever moves there
-        for p in range(players):
-            if w.visits[node] >= w.params[p, REF]:
-                w.refs[p] = node
+        if use_amaf:
+            # [SA-MCTS eq. 2] each player's reference: the deepest node on the path with at least that
+            # player's Ref visits (else the root), whoever moves there
+            for p in range(players):
+                if w.visits[node] >= w.params[p, REF]:
+                    w.refs[p] = node
         mover = g.to_move(s)
         if w.visits[node] < w.params[mover, T]:
             first = w.first_child[node]
             n = w.n_children[node]
             c = first + policy_index(w, mover, True, first, n, w.params[mover, EPSILON], use_mast)
         else:
-            c = select_child(w, node, w.refs[mover], mover, formula, use_amaf)
+            c = select_child(w, node, w.refs[mover] if use_amaf else node, mover, formula, use_amaf)
         g.apply(s, w.action[c])
         w.moves[n_moves] = w.action[c]
         w.players[n_moves] = mover
