@@ -22,6 +22,7 @@ OPENSPIEL_NAMES = {
     "breakthrough": "breakthrough",
     "pentago": "pentago",
     "connect5": "mnk(m=8,n=8,k=5)",
+    "go9": "go(board_size=9)",
 }
 
 

@@ -17,6 +17,7 @@ from games.chinesecheckers import ChineseCheckers
 from games.connect4 import Connect4
 from games.connect5 import Connect5
 from games.game import TERMINAL_PLAYER, Game, Outcome, State
+from games.go import Go
 from games.kernels import GameKernels
 from games.knightthrough import Knightthrough
 from games.othello import Othello
@@ -40,6 +41,7 @@ _REGISTRY = {
     "sheepandwolf": SheepAndWolf,
     "chinesecheckers3": ChineseCheckers,
     "quad": Quad,
+    "go9": Go,
 }
 _LOADED: dict[str, Game] = {}
 ENTRY_POINTS = "sparring.games"  # another package's game: an entry point naming a callable that returns it
@@ -64,7 +66,13 @@ def load(name: str) -> Game:
 
 
 def _make(name: str) -> Game:
-    if name in _REGISTRY:
+    base, _, args = name.partition("(")
+    if args and base in _REGISTRY:  # a game's parameters, as OpenSpiel writes them: go9(komi=6.5)
+        try:
+            game = _REGISTRY[base](**_parameters(name, args))
+        except TypeError:
+            raise ValueError(f"bad game {name!r}: {base} takes no such parameter") from None
+    elif name in _REGISTRY:
         game = _REGISTRY[name]()
     elif name.startswith(OPENSPIEL):
         game = OutsideGame(name, _pyspiel_game(name[len(OPENSPIEL) :]))
@@ -77,6 +85,15 @@ def _make(name: str) -> Game:
     if missing:  # a new game works everywhere or fails here, in one line
         raise TypeError(f"game {name!r} does not set {', '.join(missing)} (see games.Game)")
     return game
+
+
+def _parameters(name: str, args: str) -> dict:
+    """`key=value,...)` as numbers; ValueError in one line where malformed."""
+    try:
+        pairs = [item.split("=") for item in args.removesuffix(")").split(",")] if args.endswith(")") else None
+        return {key.strip(): float(value) for key, value in pairs}
+    except (TypeError, ValueError):
+        raise ValueError(f"bad game {name!r}: write its parameters as numbers, e.g. go9(komi=6.5)") from None
 
 
 def _pyspiel_game(spec: str):

@@ -112,6 +112,7 @@ def _sizes() -> dict[str, dict[str, dict[str, int]]]:
         "tictactoe3d": 3,
         "sheepandwolf": 5,
         "quad": 3,
+        "go9": 5,
     }
     policy_filters = {"breakthrough": 12, "pentago": 8, "knightthrough": 4, "sheepandwolf": 4}
     out = {}

@@ -37,8 +37,9 @@ def test_names_and_unknown_game():
         "sheepandwolf",
         "chinesecheckers3",
         "quad",
+        "go9",
     }
-    known = "breakthrough, chinesecheckers3, connect4, connect5, knightthrough, othello, othello6"
+    known = "breakthrough, chinesecheckers3, connect4, connect5, go9, knightthrough, othello, othello6"
     with pytest.raises(ValueError, match=f"unknown game 'chess'.*{known}"):
         games.load("chess")
 
@@ -60,6 +61,7 @@ def test_metadata(name):
         "sheepandwolf": 256,
         "chinesecheckers3": 37 * 37 + 1,
         "quad": 98,
+        "go9": 82,
     }
     expected = actions[name]
     assert game.num_distinct_actions() == expected
@@ -164,7 +166,7 @@ def test_encode_is_from_the_view_of_the_player_to_move(name):
         assert np.array_equal(x[0] == 1, own) and np.array_equal(x[1] == 1, opp)
         assert not (own & opp).any()
         assert np.all(x[2] == mover)
-        assert own.sum() + opp.sum() == pieces_on_board(state)
+        assert pieces_on_board(state) in (None, own.sum() + opp.sum())
 
 
 def pieces_on_board(state):
@@ -177,6 +179,8 @@ def pieces_on_board(state):
         return len(moves)
     if name == "sheepandwolf":
         return 5
+    if name == "go9":  # the moves do not say what they captured: tests/test_go.py checks the board against OpenSpiel's
+        return None
     if name == "quad":  # a mark places a stone (a block, 49 and up, a blocker: no one's piece)
         return sum(a < 49 for a in moves)
     if name.startswith("othello"):
@@ -203,6 +207,7 @@ def pieces_on_board(state):
         ("tictactoe3d", 48),
         ("sheepandwolf", 1),
         ("quad", 8),
+        ("go9", 8),
     ],
 )
 def test_symmetries_form_a_group_of_the_expected_size(name, count):
