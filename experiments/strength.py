@@ -1,4 +1,4 @@
-"""Strength adjustment on Connect4 (Wu et al., 001_24476e8f3bd5f1df.txt): the z curve and DSA.
+"""Strength adjustment (Wu et al., 001_24476e8f3bd5f1df.txt): the z curve and DSA, on Connect4 or another game.
 
 Reproduces, with our MCTS at a fixed simulation count:
 - Table 1 / Fig. 1: Elo (relative to z = +inf) against z for R_th = 0.1, every point a seat-balanced
@@ -9,9 +9,11 @@ Reproduces, with our MCTS at a fixed simulation count:
 - beyond the paper: both adjusters against Random and Minimax2, with z alone (the paper) and with
   the simulation budget as a second knob below z = -2.
 
-    .venv/bin/python -m experiments.strength [--quick] [--simulations 300] [--seed 0] [--out DIR]
+    .venv/bin/python -m experiments.strength [--quick] [--game connect4] [--parts table1,fig2,table3,table4,weak]
+        [--simulations 300] [--seed 0] [--out DIR]
 
-Writes results.json (with seed, versions, commit) and PNG plots to --out.
+Writes results.json (with seed, versions, commit) after each part, and PNG plots, to --out (for a game other than
+Connect4, by default experiments/results/strength-GAME).
 """
 
 import argparse
@@ -31,6 +33,8 @@ from tuner.provenance import environment
 
 @dataclass
 class Args:
+    game: str = "connect4"
+    parts: str = "table1,fig2,table3,table4,weak"  # which of the experiments below to run, in this order
     simulations: int = 300  # per move; where z matters most on Connect4 (see the closing note of issue 5)
     games: int = 200  # per point of the z curve (Table 1)
     sweep_games: int = 100  # per point of the R_th sweep (Fig. 2)
@@ -59,7 +63,7 @@ def elo_of(score: float, n_games: int) -> float:
 def z_point(args, z, rth, n_games, seed):
     spec = f"mcts:simulations={args.simulations},z={fmt(z)},rth={rth:g}"
     base = f"mcts:simulations={args.simulations},z=0,rth={rth:g}"
-    return play_match("connect4", spec, base, games=n_games, seed=seed).total
+    return play_match(args.game, spec, base, games=n_games, seed=seed).total
 
 
 def z_curve(args, rth, n_games, seed):
@@ -84,7 +88,7 @@ def dsa_match(args, kind, dz, opponent, n_games, seed, floor="-inf"):
 
     floor=-inf is the paper's rule (z alone); returns A's record, z at the end of each game, and the
     record of the second half of the match."""
-    game = games.load("connect4")
+    game = games.load(args.game)
     spec = f"mcts:simulations={args.simulations},dsa={kind},floor={floor}" + (f",dz={dz}" if dz else "")
     agent = make_agent(game, spec, seed=seed)
     other = make_agent(game, opponent, seed=seed + 1)
@@ -102,19 +106,8 @@ def opponent_spec(args, z):
     return f"mcts:simulations={args.simulations},z={fmt(z)}"
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    defaults = Args()
-    for name, value in vars(defaults).items():
-        parser.add_argument(f"--{name.replace('_', '-')}", type=type(value), default=value)
-    parser.add_argument("--quick", action="store_true", help="tiny budgets, to check that the script runs")
-    parsed = parser.parse_args()
-    args = Args(**{k: v for k, v in vars(parsed).items() if k != "quick"})
-    if parsed.quick:
-        args.games, args.sweep_games, args.dsa_games, args.repetitions, args.simulations = 4, 2, 4, 1, 30
-    os.makedirs(args.out, exist_ok=True)
-    results = {"environment": environment(args.seed), "args": vars(args)}
-
+def table1(args, results):
+    """Table 1 / Fig. 1: Elo against z at R_th 0.1, each point a match against z = 0."""
     print(f"Table 1 analogue: R_th = 0.1, {args.games} games per z against z = 0, {args.simulations} simulations")
     records, relative = z_curve(args, 0.1, args.games, args.seed)
     slope, intercept, rmse = linear_fit(relative)
@@ -136,6 +129,9 @@ def main():
         f"{fit['range_inf_to_minus_inf']:.0f} Elo, z=2..-2 {fit['range_2_to_minus_2']:.0f} Elo"
     )
 
+
+def fig2(args, results):
+    """Fig. 2: the z curve for each R_th."""
     print(f"\nFig. 2 analogue: R_th sweep, {args.sweep_games} games per point")
     results["fig2"] = {}
     for i, rth in enumerate(RTH_GRID):
@@ -143,6 +139,9 @@ def main():
         results["fig2"][f"{rth:g}"] = rel
         print(f"  R_th {rth:<5g}" + " ".join(f"{e:6.0f}" for e in rel))
 
+
+def table3(args, results):
+    """Table 3: inter-game DSA against fixed opponents."""
     print(f"\nTable 3 analogue: inter-game DSA, {args.dsa_games} games per opponent, {args.repetitions} repetitions")
     jobs = [(z, rep) for z in OPPONENT_Z for rep in range(args.repetitions)]
     runs = Parallel(n_jobs=args.workers)(
@@ -168,6 +167,9 @@ def main():
         score = sum(wins) / total
         print(f"  vs z={z:>2}: score {score:.3f} over {total} games, avg z {mean_z:+.2f}, final z {end_z:+.2f}")
 
+
+def table4(args, results):
+    """Table 4: intra-game DSA, dZ 0.2 and 0.1."""
     print(f"\nTable 4 analogue: intra-game DSA, {args.dsa_games} games per opponent")
     results["table4"] = {}
     for dz in (0.2, 0.1):
@@ -182,9 +184,13 @@ def main():
             print(f"  dZ {dz}: vs z={z:>2}: score {record.score:.3f}, {z_end}")
         results["table4"][str(dz)] = rows
 
+
+def weak(args, results):
+    """Beyond the paper: both adjusters against much weaker opponents, z alone and with a budget floor."""
     print(f"\nBeyond the paper: the adjusters against much weaker opponents, {2 * args.dsa_games} games each")
     print("  floor -inf is the paper's rule (z alone); floor -2 also halves the simulations per unit of z below -2")
-    cases = [(k, o, f) for f in ("-inf", "-2") for k in ("inter", "intra") for o in ("random", "minimax2")]
+    opponents = ("random", "minimax2") if "minimax2" in games.load(args.game).evaluations else ("random",)
+    cases = [(k, o, f) for f in ("-inf", "-2") for k in ("inter", "intra") for o in opponents]
     runs = Parallel(n_jobs=args.workers)(
         delayed(dsa_match)(args, kind, None, opponent, 2 * args.dsa_games, args.seed + 101 * j, floor)
         for j, (kind, opponent, floor) in enumerate(cases)
@@ -207,18 +213,45 @@ def main():
             f"second half {late.score:.3f} [{late_low:.2f}, {late_high:.2f}], final z {zs[-1]:+.2f}"
         )
 
-    with open(os.path.join(args.out, "results.json"), "w") as f:
-        json.dump(results, f, indent=1)
-    plot(results, args.out)
+
+PARTS = {"table1": table1, "fig2": fig2, "table3": table3, "table4": table4, "weak": weak}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    defaults = Args()
+    for name, value in vars(defaults).items():
+        parser.add_argument(f"--{name.replace('_', '-')}", type=type(value), default=value)
+    parser.add_argument("--quick", action="store_true", help="tiny budgets, to check that the script runs")
+    parsed = parser.parse_args()
+    args = Args(**{k: v for k, v in vars(parsed).items() if k != "quick"})
+    if parsed.quick:
+        args.games, args.sweep_games, args.dsa_games, args.repetitions, args.simulations = 4, 2, 4, 1, 30
+    if args.game != "connect4" and args.out == Args.out:
+        args.out = f"{Args.out}-{args.game}"
+    parts = args.parts.split(",")
+    unknown = [p for p in parts if p not in Args.parts.split(",")]
+    if unknown:
+        parser.error(f"unknown part(s) {', '.join(unknown)}: choose from {Args.parts}")
+    os.makedirs(args.out, exist_ok=True)
+    results = {"environment": environment(args.seed), "args": vars(args)}
+    for part in parts:
+        PARTS[part](args, results)
+        with open(os.path.join(args.out, "results.json.tmp"), "w") as f:
+            json.dump(results, f, indent=1)
+        os.replace(os.path.join(args.out, "results.json.tmp"), os.path.join(args.out, "results.json"))
+    plot(results, args.out, args.game)
     print(f"\nresults and plots in {args.out}")
 
 
-def plot(results, out):
+def plot(results, out, game):
     from matplotlib.figure import Figure
 
     finite = [z for z in Z_GRID if math.isfinite(z)]
     xs = {fmt(z): (z if math.isfinite(z) else (3.0 if z > 0 else -3.0)) for z in Z_GRID}
 
+    if "table1" not in results:
+        return
     fig = Figure(figsize=(6, 4))
     ax = fig.subplots()
     rows = results["table1"]
@@ -226,23 +259,27 @@ def plot(results, out):
     fit = results["table1_fit"]
     ax.plot(finite, [fit["slope"] * z + fit["intercept"] for z in finite], "--", label=f"fit, RMSE {fit['rmse']:.0f}")
     ax.set_xticks([xs[fmt(z)] for z in Z_GRID], [fmt(z) for z in Z_GRID])
-    ax.set(xlabel="z", ylabel="Elo relative to z = +inf", title="Connect4: strength against z (Fig. 1 analogue)")
+    ax.set(xlabel="z", ylabel="Elo relative to z = +inf", title=f"{game}: strength against z (Fig. 1 analogue)")
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()
     fig.savefig(os.path.join(out, "fig1_z_elo.png"), dpi=120)
 
+    if "fig2" not in results:
+        return
     fig = Figure(figsize=(6, 4))
     ax = fig.subplots()
     for rth, rel in results["fig2"].items():
         ax.plot([xs[fmt(z)] for z in Z_GRID], rel, "o-", ms=3, label=f"R_th = {rth}")
     ax.set_xticks([xs[fmt(z)] for z in Z_GRID], [fmt(z) for z in Z_GRID])
-    ax.set(xlabel="z", ylabel="Elo relative to z = +inf", title="Connect4: z curves per R_th (Fig. 2 analogue)")
+    ax.set(xlabel="z", ylabel="Elo relative to z = +inf", title=f"{game}: z curves per R_th (Fig. 2 analogue)")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(os.path.join(out, "fig2_rth.png"), dpi=120)
 
+    if "table3" not in results:
+        return
     fig = Figure(figsize=(6, 4))
     ax = fig.subplots()
     for row in results["table3"]:
