@@ -11,9 +11,9 @@ stones plus empty regions that reach only one colour, black's less white's less 
 default): black wins above 0, white below, a draw at 0.
 Points are named by column a-j without i and row 1-9 (row 1 at the bottom, as OpenSpiel prints it); action = row
 * 9 + column, as OpenSpiel's, and 81 the pass. State array: [moves played, passes in a row, player to move, status,
-ko point + 1 (0: none), the position's Zobrist hash, komi * 2, flood-fill stamp, the 81 points (0 empty, 1 black,
-2 white), the hashes of every position so far, and scratch the kernels write while they work (marks and a stack,
-not part of the position)].
+ko point + 1 (0: none), the position's Zobrist hash, komi * 2, flood-fill and legal() call stamps, the 81 points (0
+empty, 1 black, 2 white), a table of the hashes of every position so far (for superko), and scratch the kernels
+write while they work (marks, a stack, each chain's liberties: not part of the position)].
 """
 
 import numpy as np
@@ -27,13 +27,15 @@ POINTS = N * N
 PASS = POINTS
 LIMIT = 2 * POINTS  # OpenSpiel's default game length for a board of 9
 KOMI = 7.5
-MOVES, PASSES, KO, HASH, KOMI2, STAMP = 0, 1, 4, 5, 6, 7
-BOARD = 8
-HISTORY = BOARD + POINTS  # hashes of the positions so far, the empty board's first
-COUNT = HISTORY + LIMIT + 1  # how many hashes are kept
-MARKS = COUNT + 1
+MOVES, PASSES, KO, HASH, KOMI2, STAMP, CALLS = 0, 1, 4, 5, 6, 7, 8
+BOARD = 9
+SEEN = BOARD + POINTS  # the positions so far: their hashes in an open-addressing table (0: a free slot)
+SLOTS = 512  # a power of two, over 3 times the most positions a game can reach (LIMIT + 1)
+MARKS = SEEN + SLOTS  # scratch from here on
 STACK = MARKS + POINTS
-SIZE = STACK + POINTS
+LABEL = STACK + POINTS  # per point, the legal() call that last counted its chain's liberties, and that count
+LIBERTIES = LABEL + POINTS
+SIZE = LIBERTIES + POINTS
 _COLUMNS = "abcdefghj"
 
 
@@ -57,8 +59,7 @@ _U1 = np.uint64(1)
 def init(s):
     """The empty board with the default komi (`Go.new_initial_state` writes the game's)."""
     s[:] = 0
-    s[KOMI2] = np.uint64(2 * KOMI)
-    s[COUNT] = _U1  # the empty board's hash, 0, is the first in the history
+    s[KOMI2] = np.uint64(2 * KOMI)  # the empty board is never seen again: every later position has a stone
 
 
 @kernel
@@ -94,12 +95,26 @@ def fill(s, start):
     return n, liberties, black, white
 
 
+@kernel(inline="always")
+def _liberties(s, q, call):
+    """The liberties of q's chain, counted once per legal() call (`call`) for all its stones."""
+    if s[LABEL + q] != call:
+        n, liberties, _, _ = fill(s, q)
+        for i in range(n):
+            p = s[STACK + i]
+            s[LABEL + p] = call
+            s[LIBERTIES + p] = liberties
+    return s[LIBERTIES + q]
+
+
 @kernel
 def legal(s, out):
     """Every empty point but the ko point where the stone would have a liberty (an empty neighbour, an own chain
     with another liberty, or an opposing chain it captures), then the pass."""
     me = s[2] + _U1
     ko = np.int64(s[KO]) - 1
+    s[CALLS] += _U1
+    call = s[CALLS]
     n = 0
     for p in range(POINTS):
         if s[BOARD + p] != np.uint64(0) or p == ko:
@@ -115,8 +130,8 @@ def legal(s, out):
                 q = NEIGHBOURS[p, k]
                 if q < 0:
                     continue
-                _, liberties, _, _ = fill(s, q)
-                if (s[BOARD + q] == me) == (liberties >= 2):  # an own chain with another liberty, or a capture
+                # an own chain with another liberty, or an opposing one it captures
+                if (s[BOARD + q] == me) == (_liberties(s, q, call) >= np.uint64(2)):
                     ok = True
                     break
         if ok:
@@ -180,12 +195,13 @@ def apply(s, action):
                 last = q
         if eye and captured == 1:
             s[KO] = last + 1
-        for i in range(np.int64(s[COUNT])):  # OpenSpiel's superko: a position seen before ends the game, drawn
-            if s[HISTORY + i] == s[HASH]:
+        slot = s[HASH] & np.uint64(SLOTS - 1)  # OpenSpiel's superko: a position seen before ends the game, drawn
+        while s[SEEN + slot] != np.uint64(0):
+            if s[SEEN + slot] == s[HASH]:
                 s[3] = 3
                 return
-        s[HISTORY + s[COUNT]] = s[HASH]
-        s[COUNT] += _U1
+            slot = (slot + _U1) & np.uint64(SLOTS - 1)
+        s[SEEN + slot] = s[HASH]
     if s[PASSES] >= np.uint64(2) or s[MOVES] >= np.uint64(LIMIT):
         x = score(s)
         s[3] = 1 if x > 0 else 2 if x < 0 else 3
