@@ -52,6 +52,7 @@ class Game:
     players: int = 2  # how many players take turns (a game of more says which searches can play it: search.players)
     kernels: GameKernels
     state_size: int  # length of the uint64 state array
+    scratch: int = 0  # its last words: not the position but room the kernels write in as they work, even legal()
     max_legal: int  # an upper bound on the number of legal actions in any position
     num_actions: int  # size of the action space
     board_shape: tuple[int, int]  # (rows, columns) of encode()'s planes

@@ -11,9 +11,9 @@ stones plus empty regions that reach only one colour, black's less white's less 
 default): black wins above 0, white below, a draw at 0.
 Points are named by column a-j without i and row 1-9 (row 1 at the bottom, as OpenSpiel prints it); action = row
 * 9 + column, as OpenSpiel's, and 81 the pass. State array: [moves played, passes in a row, player to move, status,
-ko point + 1 (0: none), the position's Zobrist hash, komi * 2, flood-fill and legal() call stamps, the 81 points (0
-empty, 1 black, 2 white), a table of the hashes of every position so far (for superko), and scratch the kernels
-write while they work (marks, a stack, each chain's liberties: not part of the position)].
+ko point + 1 (0: none), the position's Zobrist hash, komi * 2, the 81 points (0 empty, 1 black, 2 white), a table of
+the hashes of every position so far (for superko), and scratch the kernels write while they work, legal() too
+(`Game.scratch`: counters, marks, a stack, each chain's liberties; not part of the position)].
 """
 
 import numpy as np
@@ -27,11 +27,13 @@ POINTS = N * N
 PASS = POINTS
 LIMIT = 2 * POINTS  # OpenSpiel's default game length for a board of 9
 KOMI = 7.5
-MOVES, PASSES, KO, HASH, KOMI2, STAMP, CALLS = 0, 1, 4, 5, 6, 7, 8
-BOARD = 9
+MOVES, PASSES, KO, HASH, KOMI2 = 0, 1, 4, 5, 6
+BOARD = 7
 SEEN = BOARD + POINTS  # the positions so far: their hashes in an open-addressing table (0: a free slot)
 SLOTS = 512  # a power of two, over 3 times the most positions a game can reach (LIMIT + 1)
-MARKS = SEEN + SLOTS  # scratch from here on
+STAMP = SEEN + SLOTS  # scratch from here on: the flood-fill and legal() call counters, marks, a stack, liberties
+CALLS = STAMP + 1
+MARKS = CALLS + 1
 STACK = MARKS + POINTS
 LABEL = STACK + POINTS  # per point, the legal() call that last counted its chain's liberties, and that count
 LIBERTIES = LABEL + POINTS
@@ -232,6 +234,7 @@ class Go(Game):
 
     kernels = KERNELS
     state_size = SIZE
+    scratch = SIZE - STAMP
     max_legal = POINTS + 1
     num_actions = POINTS + 1
     board_shape = (N, N)
