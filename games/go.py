@@ -211,11 +211,11 @@ def apply(s, action):
 
 @kernel
 def encode(s, out, row):
-    """Planes point (r, c) is row r + 1, column c (row 1 at the top of the planes: the action's orientation)."""
+    """As `planes`: plane row r is the board's row 9 - r (row 9 at the top, as it is drawn)."""
     own = s[2] + _U1
     mover = np.float32(s[2])
     for p in range(POINTS):
-        r, c = p // N, p % N
+        r, c = N - 1 - p // N, p % N
         x = s[BOARD + p]
         out[row, 0, r, c] = np.float32(x == own)
         out[row, 1, r, c] = np.float32(x != np.uint64(0) and x != own)
@@ -257,7 +257,7 @@ class Go(Game):
         return state
 
     def planes(self, s):
-        board = s[BOARD : BOARD + POINTS].reshape(N, N)
+        board = s[BOARD : BOARD + POINTS].reshape(N, N)[::-1]  # row 9 at the top, as `render` draws it
         return board == 1, board == 2
 
     def render(self, s):
@@ -268,7 +268,7 @@ class Go(Game):
 
     def action_squares(self, s, action):
         action = int(action)
-        return (None, None) if action == PASS else (None, divmod(action, N))
+        return (None, None) if action == PASS else (None, (N - 1 - action // N, action % N))
 
     def action_to_string(self, s, action):
         action = int(action)
@@ -283,4 +283,6 @@ class Go(Game):
         raise ValueError(f"bad go action {text!r}: a point, column a-j without i and row 1-9, e.g. 'e5', or 'pass'")
 
     def symmetry_maps(self):
-        return square_symmetries(N, extra=1)
+        """The square's eight, over the planes (row 9 at the top), carried to the actions (row 1 first)."""
+        flip = np.array([(N - 1 - a // N) * N + a % N for a in range(POINTS)] + [PASS])  # action <-> plane index
+        return [(transform, flip[perm[flip]]) for transform, perm in square_symmetries(N, extra=1)]

@@ -37,7 +37,8 @@ def test_random_games_follow_openspiel_move_for_move():
             theirs.apply_action(action)
             kos += ours.array[4] != 0
             black, white = np.array(theirs.observation_tensor(0)).reshape(4, 9, 9)[:2]  # then empty, white to play
-            assert all(np.array_equal(a, b) for a, b in zip(ours.planes(), (black == 1, white == 1)))
+            # theirs from row 1 up, ours drawn from row 9 down
+            assert all(np.array_equal(a, b[::-1]) for a, b in zip(ours.planes(), (black == 1, white == 1)))
         assert ours.is_terminal() and ours.returns() == list(theirs.returns())
         s, length = ours.array, len(ours.history())
         ends.add("superko" if s[3] == 3 else "limit" if length == 162 else "two passes")
