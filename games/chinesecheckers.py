@@ -9,8 +9,8 @@ an empty cell, or one hop over an occupied cell onto the empty cell beyond it, o
 the player's directions (the piece's own cell counts as occupied during the second). A piece never enters the
 other players' two points (their start and their goal). A player may always pass instead (the kif's `noop`).
 The game ends when a player fills its goal, or after 59 moves. A player scores (the kif's goal / 100) 1 for three
-pieces on its goal, 0.5 for two and 0.25 for one with the rest empty, 0 with none; a goal cell held by another
-player matches none of the kif's goal rules, which we read as 0.
+pieces on its goal, 0.5 for two and 0.25 for one with the rest empty, 0 with none (the kif's goal rules also ask
+that no other player's piece stand there, which none can: no piece enters another player's points).
 OpenSpiel's chinese_checkers is another game (the full 121-cell star with chains of hops): tests/
 test_chinesecheckers.py plays against a plain reading of the kif's own move relations.
 Cells are numbered 0..36 row by row (a1 = 0, b1 = 1, ..., i1 = 36); action = from * 37 + to, and 1369 the pass.
@@ -126,10 +126,7 @@ def legal(s, out):
 @kernel(inline="always")
 def _score(s, p):
     """Player p's goal / 100: 1, 0.5, 0.25 or 0 for 3, 2, 1 or 0 of its pieces on its goal and the rest empty."""
-    goal = GOALS[p]
-    if s[1] & goal & ~s[4 + p]:
-        return 0.0  # another player's piece on its goal: no goal rule of the kif holds
-    own = popcount(s[4 + p] & goal)
+    own = popcount(s[4 + p] & GOALS[p])
     return 1.0 if own == 3 else 0.5 if own == 2 else 0.25 if own == 1 else 0.0
 
 

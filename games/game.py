@@ -49,7 +49,7 @@ class Game:
     """
 
     name: str
-    players: int = 2  # how many players take turns (a game of more says which searches can play it: search.players)
+    players: int = 2  # how many players take turns (with more, what is made for two refuses: two_players_only)
     kernels: GameKernels
     state_size: int  # length of the uint64 state array
     scratch: int = 0  # its last words: not the position but room the kernels write in as they work, even legal()

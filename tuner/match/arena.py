@@ -6,8 +6,9 @@
 4
 
 Games alternate seats: game i has agent A first when i is even. In a game of more than two players, A and B take
-every assignment to the roles but the all-same ones in turn [SA-MCTS VI-A] (`assignments`), each role played by
-an agent of its own, and the point of a game goes to the agent with the highest score, split where both have it.
+every assignment to the roles but the all-same ones in turn [SA-MCTS VI-A] (`assignments`; a match plays each as
+often), each role played by an agent of its own, and the point of a game goes to the agent with the highest score,
+split where both have it; "first" then means that A held the first role.
 Each game reseeds every agent from (seed, i), so any game replays alone with `play_game(..., index=i)`. Workers
 each own their agents and play their share of games in index order; an agent that adapts between games
 therefore sees only its own worker's games (use workers=1 to let it see the whole match).
@@ -93,6 +94,19 @@ def assignments(players: int) -> list[tuple[int, ...]]:
     """Who plays each role, A (0) or B (1), in the games of a match, in turn: every assignment but the two
     all-same ones [SA-MCTS VI-A]; with two players A first, then B first."""
     return [roles for roles in itertools.product((0, 1), repeat=players) if 0 < sum(roles) < players]
+
+
+def check_games(game, games: int) -> None:
+    """ValueError in one line unless a match of `games` games can be played: at least one, and with more than two
+    players a whole number of rounds of the assignments, each played as often [SA-MCTS VI-A]."""
+    if games < 1:
+        raise ValueError("games must be at least 1")
+    per_round = len(assignments(game.players))
+    if game.players > 2 and games % per_round:
+        raise ValueError(
+            f"{game.name} has {game.players} players: a match plays each of the {per_round} assignments of the two "
+            f"agents to its roles as often, so give a multiple of {per_round} games, not {games}"
+        )
 
 
 def game_seeds(seed: int, index: int, players: int = 2) -> list[int]:
@@ -258,7 +272,8 @@ def play_match(
     Args:
         game: a game or its name.
         spec_a, spec_b: agent specs (text or parsed `AgentSpec`).
-        games: games in all; A moves first in the even-numbered ones.
+        games: games in all; A moves first in the even-numbered ones (with more players, game i takes
+            `assignments(players)[i % len]`, and games must be a multiple of their number).
         seed: the match seed; game i reseeds both agents from (seed, i), so it replays alone.
         workers: games played at once; backend: "threads" (the compiled searches release the GIL),
             "processes" (joblib's loky) or "cluster": the Dask scheduler at address `cluster` spreads the
@@ -311,8 +326,7 @@ def play_matches(
     if not matches:
         raise ValueError("no matches to play")
     for *_, games in matches:
-        if games < 1:
-            raise ValueError("games must be at least 1")
+        check_games(g, games)
     names = [(str(a), str(b)) for a, b, *_ in matches]  # the results keep the specs as they were given
     # parsed and checked once, here at the edge, before any worker starts; below, every use takes the parsed spec
     matches = [(check_spec(g, a), check_spec(g, b), seed, games) for a, b, seed, games in matches]

@@ -29,7 +29,8 @@ def play_trials(spec, trials: list[tuple[dict, int]], progress=None) -> list[dic
     agent with `values` filled in, all played in one pool so that batching agents (az) share forwards.
     A trial's games are the same alone or with others (each match is seeded from its trial).
 
-    Returns per trial {opponent: {"first": [W, D, L], "second": [W, D, L]}} (the agent moving first / second).
+    Returns per trial {opponent: {"first": [W, D, L], "second": [W, D, L]}} (the agent moving first / second; with
+    more players, holding the first role or not).
     """
     matches = [
         (spec.agent_spec(values), opponent, match_seed(seed, j), 2 * spec.games)
