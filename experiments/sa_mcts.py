@@ -6,10 +6,13 @@
   defaults; on Connect4.
 - Table V: SP tuning C and epsilon with NTBEA against SP whose C and epsilon are drawn uniformly
   from Table I's discrete domains before each game; on Connect4 and Breakthrough.
-Every match is seat-balanced, with 95% intervals. Each match's line is printed, and results.json
-rewritten, as it finishes (about 40 CPU minutes in all at the defaults).
+Every match is seat-balanced (with three players, every assignment of the two agents to the roles as often: the games
+rounded up to a multiple of 6), with 95% intervals. Each match's line is printed, and results.json rewritten, as it
+finishes (about 40 CPU minutes in all at the defaults). `--set` plays Table II on other games, `--tables` picks the
+tables.
 
     .venv/bin/python -m experiments.sa_mcts [--quick] [--simulations 1000] [--games 200] [--seed 0]
+        [--set connect4,breakthrough,othello6] [--tables 2,3,5]
 """
 
 import argparse
@@ -25,7 +28,7 @@ from tqdm import tqdm
 import games
 from search.mcts import EPSILON, C
 from tuner.agents import make_agent
-from tuner.match import Record, play_game, play_match
+from tuner.match import Record, assignments, play_game, play_match
 from tuner.provenance import environment
 from tuner.strategies import SA_MCTS_TABLE_I
 
@@ -37,6 +40,8 @@ class Args:
     seed: int = 0
     workers: int = 2
     out: str = "experiments/results/sa_mcts"
+    set: str = "connect4,breakthrough,othello6"  # Table II's games
+    tables: str = "2,3,5"
 
 
 STRATEGIES = ["nmc", "lsi", "ea", "ntbea", "cmaes", "grid", "random"]
@@ -45,7 +50,9 @@ STRATEGIES = ["nmc", "lsi", "ea", "ntbea", "cmaes", "grid", "random"]
 def tuned_match(args, game, agent, tune, strategy, seed):
     """`agent` tuning `tune` on-line with `strategy` (A) against the same agent with its defaults (B)."""
     fixed = f"{agent}:simulations={args.simulations}"
-    return play_match(game, f"{fixed},tuner={strategy},tune={tune}", fixed, games=args.games, seed=seed).total
+    per_round = len(assignments(games.load(game).players))
+    n = -(-args.games // per_round) * per_round if per_round > 2 else args.games
+    return play_match(game, f"{fixed},tuner={strategy},tune={tune}", fixed, games=n, seed=seed).total
 
 
 def table5_match(args, game, seed):
@@ -88,14 +95,16 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     results = {"environment": environment(args.seed), "args": vars(args), "table2": [], "table3": [], "table5": []}
 
-    jobs = [("table2", game, "sp", "C+eps", s) for game in ("connect4", "breakthrough", "othello6") for s in STRATEGIES]
-    jobs += [("table3", "connect4", "ap", "C+eps+K+Ref", s) for s in STRATEGIES]
+    tables = args.tables.split(",")
+    jobs = [("table2", game, "sp", "C+eps", s) for game in args.set.split(",") for s in STRATEGIES if "2" in tables]
+    jobs += [("table3", "connect4", "ap", "C+eps+K+Ref", s) for s in STRATEGIES if "3" in tables]
     titles = {
         "table2": "Table II analogue: SP tuning C and eps on-line vs default SP",
         "table3": "Table III analogue: AP tuning C, eps, K and Ref on-line vs default AP",
     }
     path = os.path.join(args.out, "results.json")
-    matches = tqdm(total=len(jobs) + 2, desc="matches", unit="match", file=sys.stderr, disable=None)
+    table5_games = ("connect4", "breakthrough") if "5" in tables else ()
+    matches = tqdm(total=len(jobs) + len(table5_games), desc="matches", unit="match", file=sys.stderr, disable=None)
     records = Parallel(n_jobs=args.workers, return_as="generator")(
         delayed(tuned_match)(args, *job[1:], args.seed + 97 * j) for j, job in enumerate(jobs)
     )
@@ -107,11 +116,17 @@ def main():
         save(results, path)
         matches.update(1)
 
-    matches.write(f"\nTable V analogue: SP-NTBEA vs SP with C and eps drawn at random each game, {args.games} games")
-    table5 = Parallel(n_jobs=args.workers, return_as="generator")(
-        delayed(table5_match)(args, game, args.seed + 13 * j) for j, game in enumerate(("connect4", "breakthrough"))
+    if table5_games:
+        title = "Table V analogue: SP-NTBEA vs SP with C and eps drawn at random each game"
+        matches.write(f"\n{title}, {args.games} games")
+    table5 = (
+        Parallel(n_jobs=args.workers, return_as="generator")(
+            delayed(table5_match)(args, game, args.seed + 13 * j) for j, game in enumerate(table5_games)
+        )
+        if table5_games
+        else []
     )
-    for game, record in zip(("connect4", "breakthrough"), table5):
+    for game, record in zip(table5_games, table5):
         results["table5"].append({"game": game, **record.to_dict()})
         matches.write(line(f"{game} SP-NTBEA vs random C,eps", record))
         save(results, path)
