@@ -143,13 +143,7 @@ def test_perft_against_the_kif():
             return 1
         total = 0
         for m in kif.moves():
-            child = Kif()
-            child.cell, child.quad, child.white, child.control = (
-                dict(kif.cell),
-                dict(kif.quad),
-                dict(kif.white),
-                kif.control,
-            )
+            child = kif.copy()
             child.play(m)
             total += kif_perft(child, depth - 1)
         return total
