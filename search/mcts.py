@@ -477,7 +477,7 @@ class MCTS:
                 self.params[p, self._columns] = tuner.values(tuner.recommend())
             return run_simulations(*common)
         if self._batches is None:
-            self._batches = self._ask([tuner.ask_generation() for tuner in self.tuners], self._columns.size)
+            self._batches = self._ask([tuner.ask_generation() for tuner in self.tuners])
             self._next_row[:] = 0
         batches, sizes, rewards = self._batches
         ran = run_batch_simulations(*common, batches, sizes, self._next_row, rewards, self._columns)
@@ -490,15 +490,15 @@ class MCTS:
                     self._next_row[p] = 0
                 else:
                     generations.append(None)
-            self._batches = self._ask(generations, self._columns.size, self._batches)
+            self._batches = self._ask(generations, self._batches)
         return ran
 
-    def _ask(self, generations, d, old=None):
+    def _ask(self, generations, old=None):
         """(batches, sizes, rewards) for run_batch_simulations: each player's generation (points of its tuner's
         ask_generation) as parameter values, one row per point, with room for their rewards; where a player's
         generation is None, its rows and rewards so far from `old`."""
         sizes = np.array([len(g) if g is not None else old[1][p] for p, g in enumerate(generations)], dtype=np.int64)
-        batches = np.zeros((len(generations), int(sizes.max()), d))
+        batches = np.zeros((len(generations), int(sizes.max()), self._columns.size))
         rewards = np.zeros(batches.shape[:2])
         for p, (tuner, points) in enumerate(zip(self.tuners, generations)):
             if points is None:
