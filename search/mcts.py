@@ -25,6 +25,7 @@ from search.tree import FREE_NODE, FREE_ROW, FULL, ROOT, Tree, child, clear, cop
 
 # indices of the search-control parameter vector (SA-MCTS Table I)
 C, EPSILON, K, REF, VO, T = range(6)
+COLUMNS = {"C": C, "eps": EPSILON, "K": K, "Ref": REF, "VO": VO, "T": T}  # Table I's names
 # indices of the fixed settings vector
 N_OPEN, FORMULA, USE_MAST, USE_AMAF = range(4)
 ALPHADDA, UCB1, ALPHADDA_CODE = 0, 1, 2  # the selection formulas (ALPHADDA_CODE: eq. 12 as the authors coded it)

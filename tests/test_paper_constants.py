@@ -1,10 +1,13 @@
 """The AlphaDDA paper's constants, transcribed here a second time by hand from its text (Tables 1-3, A1-A4 and App.
-3): a slip in the code's copy, or a change to one, fails here. The paper prints B_sim0 and P_drop0 in Tables A2-A3
+3), and SA-MCTS's per-game tables checked against their printed averages: a slip in the code's copy, or a change to
+one, fails here. The paper prints B_sim0 and P_drop0 in Tables A2-A3
 as magnitudes and in Tables 1-2 with their sign; the code keeps the sign (search/alphadda.py says why)."""
 
+import numpy as np
 import pytest
 
 import games
+from experiments.sa_mcts import paper_values
 from nets.train import TABLE_A1
 from search.alphadda import GRID_A2, GRID_A3, GRID_A4, N_MAX_A2, TABLE_1, TABLE_2, TABLE_3
 from search.mcts import _EPS_DIV
@@ -75,3 +78,22 @@ def test_appendix_3_mcts_opponents(name, simulations):
     options = check_spec(games.load("connect4"), name).options
     assert (options["simulations"], options["c"], options["n_open"]) == (simulations, 0.5, 5)
     assert _EPS_DIV == 1e-7
+
+
+def test_sa_mcts_paper_tables_average_to_the_printed_overall_rows():
+    """The per-game values transcribed from SA-MCTS Tables II, III and V average to each table's printed "Avg Win%"
+    row to 0.07 (the paper prints 63.2 for Table V's SP column, whose values average 63.26), which a slip of 2 or more
+    in one value breaks; Table III's 4-parameter LSI is left out (it has no Knightthrough value)."""
+    printed = {
+        "II": (50.5, 52.5, 53.6, 55.3, 48.7),
+        "III2": (51.1, 50.0, 52.0, 51.4, 46.4),
+        "III4": (43.3, None, 46.2, 46.5, 37.3),
+        "V": (63.2, 59.3, 63.9),
+    }
+    values = paper_values()
+    for part, averages in printed.items():
+        rows = [row for (p, _), row in values.items() if p == part]
+        assert len(rows) == 14, part
+        for j, average in enumerate(averages):
+            if average is not None:
+                assert np.mean([row[j][0] for row in rows]) == pytest.approx(average, abs=0.07), (part, j)

@@ -11,7 +11,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 SCRIPTS = [
-    ("experiments.sa_mcts", ["--quick", "--workers", "1", "--out", "{tmp}"]),
+    ("experiments.sa_mcts", ["--quick", "--tables", "5", "--workers", "1", "--out", "{tmp}"]),
     ("experiments.strength", ["--quick", "--out", "{tmp}"]),
     ("experiments.alphadda", ["tables", "--quick", "--out", "{tmp}"]),
     ("experiments.alphadda", ["strength", "--quick", "--anchors", "paper", "--out", "{tmp}"]),

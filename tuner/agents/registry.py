@@ -19,7 +19,7 @@ from search import perfect
 from search.agents import MCTSAgent, MinimaxAgent, RandomAgent
 from search.az import AZAgent, AZGroup
 from search.evaluator import MAX_DROPOUT
-from search.mcts import ALPHADDA, ALPHADDA_CODE, EPSILON, REF, UCB1, VO, C, K, T
+from search.mcts import ALPHADDA, ALPHADDA_CODE, COLUMNS, UCB1
 from search.puct import PUCT, PUCT_RULE
 from tuner.agents import adjusters
 from tuner.agents.adjusters import DDA_KEYS, DSA_KEYS, TUNER_KEYS
@@ -133,12 +133,9 @@ def _make_mcts(game, seed, o):
     )
 
 
-_COLUMNS = {"C": C, "eps": EPSILON, "K": K, "Ref": REF, "VO": VO, "T": T}
-
-
 def _tuned_names(o, grave) -> list[str]:
     """The parameters named by `tune=`; ValueError in one line if one is not tunable by this agent."""
-    allowed = list(_COLUMNS) if grave else ["C", "eps", "VO", "T"]
+    allowed = list(COLUMNS) if grave else ["C", "eps", "VO", "T"]
     names = allowed if o["tune"] == "all" else o["tune"].split("+")
     bad = [n for n in names if n not in allowed] or ([] if len(set(names)) == len(names) else ["(repeated)"])
     if bad:
@@ -163,7 +160,7 @@ def _tuners(game, seed, o, grave):
     space = sa_mcts_space(names)
     settings = _tuner_settings(game, o)
     tuners = tuple(make_strategy(space, o["tuner"], seed + p, **settings) for p in range(game.players))
-    return tuners, [_COLUMNS[n] for n in names]
+    return tuners, [COLUMNS[n] for n in names]
 
 
 def _lsi_budget(game, o):
