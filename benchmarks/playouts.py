@@ -23,6 +23,7 @@ OPENSPIEL_NAMES = {
     "pentago": "pentago",
     "connect5": "mnk(m=8,n=8,k=5)",
     "go9": "go(board_size=9)",
+    "checkers": "checkers",  # other rules (forced capture; no move loses): its random games last 65 plies, ours 100
 }
 
 

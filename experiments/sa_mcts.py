@@ -39,7 +39,7 @@ PAPER_GAMES = {
     "Knightthrough": "knightthrough",
     "Chinook": None,
     "ChineseCheckers3": "chinesecheckers3",
-    "Checkers": None,
+    "Checkers": "checkers",
     "Connect5": "connect5",
     "Quad": "quad",
     "SheepAndWolf": "sheepandwolf",

@@ -13,6 +13,7 @@ path); or, from another package, register an OpenSpiel-shaped game in plain Pyth
 from importlib.metadata import entry_points
 
 from games.breakthrough import Breakthrough
+from games.checkers import Checkers
 from games.chinesecheckers import ChineseCheckers
 from games.connect4 import Connect4
 from games.connect5 import Connect5
@@ -41,6 +42,7 @@ _REGISTRY = {
     "sheepandwolf": SheepAndWolf,
     "chinesecheckers3": ChineseCheckers,
     "quad": Quad,
+    "checkers": Checkers,
     "go9": Go,
 }
 _LOADED: dict[str, Game] = {}

@@ -113,6 +113,7 @@ def _sizes() -> dict[str, dict[str, dict[str, int]]]:
         "sheepandwolf": 5,
         "quad": 3,
         "go9": 5,
+        "checkers": 5,
     }
     policy_filters = {"breakthrough": 12, "pentago": 8, "knightthrough": 4, "sheepandwolf": 4}
     out = {}

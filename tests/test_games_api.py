@@ -38,8 +38,9 @@ def test_names_and_unknown_game():
         "chinesecheckers3",
         "quad",
         "go9",
+        "checkers",
     }
-    known = "breakthrough, chinesecheckers3, connect4, connect5, go9, knightthrough, othello, othello6"
+    known = "breakthrough, checkers, chinesecheckers3, connect4, connect5, go9, knightthrough, othello, othello6"
     with pytest.raises(ValueError, match=f"unknown game 'chess'.*{known}"):
         games.load("chess")
 
@@ -62,6 +63,7 @@ def test_metadata(name):
         "chinesecheckers3": 37 * 37 + 1,
         "quad": 98,
         "go9": 82,
+        "checkers": 32 * 88,
     }
     expected = actions[name]
     assert game.num_distinct_actions() == expected
@@ -192,6 +194,9 @@ def pieces_on_board(state):
             captures += replay.planes()[1 - replay.current_player()][replay.action_squares(a)[1]]
             replay.apply_action(a)
         return 32 - captures
+    if name == "checkers":  # a jump's squares are two files apart, and each takes one piece
+        texts = [state.game.action_to_string(None, a) for a in moves]
+        return 24 - sum(len(t) // 2 - 1 for t in texts if abs(ord(t[0]) - ord(t[2])) == 2)
     return 32 - sum(a % 2 for a in moves)  # the capture flag is the lowest digit of the action
 
 
@@ -209,6 +214,7 @@ def pieces_on_board(state):
         ("sheepandwolf", 1),
         ("quad", 8),
         ("go9", 8),
+        ("checkers", 1),
     ],
 )
 def test_symmetries_form_a_group_of_the_expected_size(name, count):
