@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import sys
+import time
 import zlib
 from dataclasses import asdict, dataclass
 
@@ -207,10 +208,12 @@ def randomized_match(args, job, seed) -> Record:
 
 
 def play(args, job) -> dict:
-    """A match's saved line: the job, its seed, the commit that played it and the tuned agent's record."""
+    """A match's saved line: the job, its seed, the commit that played it, its seconds and A's record."""
     seed = job.seed(args.seed)
+    start = time.perf_counter()
     record = (randomized_match if job.part == "V" else tuned_match)(args, job, seed)
-    return {**asdict(job), "seed": seed, "commit": commit(), **record.to_dict()}
+    seconds = round(time.perf_counter() - start, 1)
+    return {**asdict(job), "seed": seed, "commit": commit(), "seconds": seconds, **record.to_dict()}
 
 
 def jobs_of(args) -> list[Job]:

@@ -74,7 +74,10 @@ def test_tournament_prints_both_elo_tables(capsys):
     [
         (["arena", "connect4", "mcts1", "mcts:x=1"], "unknown key 'x' for agent 'mcts'"),
         (["arena", "connect4", "minimax1", "random", "--games", "0"], "expected a positive whole number"),
-        (["arena", "chess", "mcts1", "random"], "unknown game 'chess'; known games: breakthrough, chinesecheckers3"),
+        (
+            ["arena", "chess", "mcts1", "random"],
+            "unknown game 'chess'; known games: breakthrough, checkers, chinesecheckers3",
+        ),
         (["tournament", "connect4", "random"], "at least two different agent specs"),
         (["tournament", "connect4", "random", "mcts4", "--anchor", "x=3"], "bad --anchor 'x=3'"),
     ],

@@ -21,7 +21,10 @@ def test_demo_plays_a_whole_game_and_repeats_from_its_seed(capsys):
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["demo", "--game", "chess"], "unknown game 'chess'; known games: breakthrough, chinesecheckers3, connect4"),
+        (
+            ["demo", "--game", "chess"],
+            "unknown game 'chess'; known games: breakthrough, checkers, chinesecheckers3, connect4",
+        ),
         (["train", "chinesecheckers3", "--out", "unused"], "trains two-player games only; chinesecheckers3 has 3"),
         (["play", "chinesecheckers3", "--opponent", "mcts"], "plays two-player games only; chinesecheckers3 has 3"),
         (["arena", "chinesecheckers3", "sp", "random"], "give a multiple of 6 games, not 20"),

@@ -62,7 +62,10 @@ def test_tic_tac_toe_from_openspiel_counts_and_plays_as_known():
         ("openspiel:no_such_game", "OpenSpiel has no game 'no_such_game'"),
         ("openspiel:kuhn_poker", "is not sequential, deterministic, perfect-information and zero-sum"),
         ("openspiel:goofspiel", "simultaneous"),
-        ("no_such_game", "unknown game 'no_such_game'; known games: breakthrough, chinesecheckers3, connect4"),
+        (
+            "no_such_game",
+            "unknown game 'no_such_game'; known games: breakthrough, checkers, chinesecheckers3, connect4",
+        ),
     ],
 )
 def test_a_game_that_cannot_come_in_is_one_line(name, message):
