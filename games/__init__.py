@@ -27,6 +27,7 @@ from games.pentago import Pentago
 from games.quad import Quad
 from games.sheepandwolf import SheepAndWolf
 from games.tictactoe3d import TicTacToe3D
+from games.ttcc4 import TTCC4
 
 __all__ = ["Game", "GameKernels", "Outcome", "State", "TERMINAL_PLAYER", "load", "names"]
 
@@ -43,6 +44,8 @@ _REGISTRY = {
     "chinesecheckers3": ChineseCheckers,
     "quad": Quad,
     "checkers": Checkers,
+    "ttcc4_2p": lambda: TTCC4(2),
+    "ttcc4_3p": lambda: TTCC4(3),
     "go9": Go,
 }
 _LOADED: dict[str, Game] = {}

@@ -114,6 +114,7 @@ def _sizes() -> dict[str, dict[str, dict[str, int]]]:
         "quad": 3,
         "go9": 5,
         "checkers": 5,
+        "ttcc4_2p": 3,
     }
     policy_filters = {"breakthrough": 12, "pentago": 8, "knightthrough": 4, "sheepandwolf": 4}
     out = {}

@@ -56,7 +56,7 @@ TABLE_A1 = {
 }
 """AlphaDDA Table A1 per game (N_iter, N_self, N_sim, T_opening, tau, N_queue, C_puct, epsilon, N_epoch,
 N_batch, momentum, weight decay; the learning rate is ours, see above). Breakthrough, Knightthrough, Connect 5, Sheep
-and Wolf, 9x9 Go, Checkers, Pentago, 3D Tic-Tac-Toe and Quad are not in the paper: they train with Othello's (the
+and Wolf, 9x9 Go, Checkers, Pentago, 3D Tic-Tac-Toe, Quad and TTCC4 are not in the paper: they train with Othello's (the
 first six) and 6x6 Othello's."""
 TABLE_A1["breakthrough"] = TABLE_A1["othello"]
 TABLE_A1["pentago"] = TABLE_A1["othello6"]
@@ -67,6 +67,7 @@ TABLE_A1["sheepandwolf"] = TABLE_A1["othello"]
 TABLE_A1["quad"] = TABLE_A1["othello6"]
 TABLE_A1["go9"] = TABLE_A1["othello"]
 TABLE_A1["checkers"] = TABLE_A1["othello"]
+TABLE_A1["ttcc4_2p"] = TABLE_A1["othello6"]
 
 
 @dataclass(frozen=True)

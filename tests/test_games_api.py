@@ -39,6 +39,8 @@ def test_names_and_unknown_game():
         "quad",
         "go9",
         "checkers",
+        "ttcc4_2p",
+        "ttcc4_3p",
     }
     known = "breakthrough, checkers, chinesecheckers3, connect4, connect5, go9, knightthrough, othello, othello6"
     with pytest.raises(ValueError, match=f"unknown game 'chess'.*{known}"):
@@ -49,7 +51,7 @@ def test_names_and_unknown_game():
 def test_metadata(name):
     game = games.load(name)
     assert game.name == name
-    assert game.num_players() == {"chinesecheckers3": 3}.get(name, 2)
+    assert game.num_players() == {"chinesecheckers3": 3, "ttcc4_3p": 3}.get(name, 2)
     actions = {
         "connect4": 7,
         "othello": 65,
@@ -64,6 +66,8 @@ def test_metadata(name):
         "quad": 98,
         "go9": 82,
         "checkers": 32 * 88,
+        "ttcc4_2p": 151,
+        "ttcc4_3p": 151,
     }
     expected = actions[name]
     assert game.num_distinct_actions() == expected
@@ -194,6 +198,8 @@ def pieces_on_board(state):
             captures += replay.planes()[1 - replay.current_player()][replay.action_squares(a)[1]]
             replay.apply_action(a)
         return 32 - captures
+    if name == "ttcc4_2p":  # the pieces come and go between the board and home; the drops and takes say nothing
+        return None
     if name == "checkers":  # a jump's squares are two files apart, and each takes one piece
         texts = [state.game.action_to_string(None, a) for a in moves]
         return 24 - sum(len(t) // 2 - 1 for t in texts if abs(ord(t[0]) - ord(t[2])) == 2)
@@ -215,6 +221,7 @@ def pieces_on_board(state):
         ("quad", 8),
         ("go9", 8),
         ("checkers", 1),
+        ("ttcc4_2p", 1),
     ],
 )
 def test_symmetries_form_a_group_of_the_expected_size(name, count):
