@@ -5,8 +5,8 @@ ggp-org/ggp-repository, every one of them from those files. Cells (x, y), x and 
 the board is the 5x5 square b2-f6, and the rim holds each player's three start squares: light / red on a5 (pawn), a4
 (checker), a3 (knight); dark / blue on g3 (pawn), g4 (checker), g5 (knight); yellow on c1, d1, e1. Players move in
 turn, light / red first. A move is one of:
-- a drop: a disc of the mover's into chute c, d or e, when its top cell (rank 6) is empty; it falls to the lowest
-  empty cell with an occupied cell (or rank 1) below it, no lower than rank 2;
+- a drop: a disc of the mover's into chute c, d or e, when its top cell (rank 6) is empty; it falls from rank 6 until
+  the cell below it is taken, or down to rank 2 (a gap lower down, left by a piece that moved away, stays empty);
 - the pawn one step orthogonally onto an empty cell of the board, or one step diagonally onto an opposing piece;
 - the checker one step diagonally onto an empty cell, or a jump diagonally over an opposing piece onto the empty
   cell beyond (one jump a move);
