@@ -166,14 +166,20 @@ def _take(s, cell, players):
 
 
 @kernel(inline="always")
+def landing(taken, chute):
+    """The cell a disc dropped into `chute` stops on: it falls from rank 6 while the cell below is empty, to rank 2."""
+    cell = CHUTES[chute]
+    while cell + N < CELLS - N and (taken >> np.uint64(cell + N)) & _U1 == _ZERO:
+        cell += N
+    return cell
+
+
+@kernel(inline="always")
 def _apply(s, action, players, limit):
     p = np.int64(s[2])
     taken = s[0] | s[1] | s[5]
     if action < DROPS:
-        cell = CHUTES[action]
-        while cell + N < CELLS - N and (taken >> np.uint64(cell + N)) & _U1 == _ZERO:  # down to rank 2 at most
-            cell += N
-        s[OCCUPANCY[p]] |= _U1 << np.uint64(cell)
+        s[OCCUPANCY[p]] |= _U1 << np.uint64(landing(taken, action))
     elif action < PASS:
         k, to = (action - DROPS) // CELLS, (action - DROPS) % CELLS
         frm = np.int64(s[6 + 3 * p + k])
@@ -330,11 +336,7 @@ class TTCC4(Game):
         if action == PASS:
             return None, None
         if action < DROPS:
-            taken = int(s[0] | s[1] | s[5])
-            cell = int(CHUTES[action])
-            while cell + N < CELLS - N and not (taken >> (cell + N)) & 1:
-                cell += N
-            return None, divmod(cell, N)
+            return None, divmod(int(landing(s[0] | s[1] | s[5], action)), N)
         k, to = divmod(action - DROPS, CELLS)
         return divmod(int(s[6 + 3 * int(s[2]) + k]), N), divmod(to, N)
 
