@@ -11,14 +11,17 @@ instead; OpenSpiel calls superkos very rare and draws them for simplicity, and s
 stones plus empty regions that reach only one colour, black's less white's less komi (a game parameter, 7.5 by
 default): black wins above 0, white below, a draw at 0.
 Points are named by column a-j without i and row 1-9 (row 1 at the bottom, as OpenSpiel prints it); action = row
-* 9 + column, as OpenSpiel's, and 81 the pass. State array: [moves played, passes in a row, player to move, status,
-ko point + 1 (0: none), the position's Zobrist hash, komi * 2, the 81 points (0 empty, 1 black, 2 white), a table of
-the hashes of every position so far (for superko), and scratch the kernels write while they work, legal() too
-(`Game.scratch`: counters, marks, a stack, each chain's liberties; not part of the position)].
+* 9 + column, as OpenSpiel's, and 81 the pass. The kernels keep each chain's stones and liberties as bitsets, updated
+as stones are placed and captured, so that a legal move is found by shifts and a few chain lookups, never by
+flooding. State array: [moves played, passes in a row, player to move, status, ko point + 1 (0:
+none), the position's Zobrist hash, komi * 2, the black and the white stones (two words each: points 0-63, 64-80),
+the 81 points (0 empty, 1 black, 2 white), per stone the point naming its chain, per chain (at that point) its
+stones and its liberties (two words each), and a table of the hashes of every position so far (for superko)].
 """
 
 import numpy as np
 
+from games.bits import lowest_bit_index, popcount
 from games.game import Game, square_symmetries
 from games.jit import kernel
 from games.kernels import GameKernels, status_returns, status_terminal, status_to_move, status_winner
@@ -29,16 +32,14 @@ PASS = POINTS
 LIMIT = 2 * POINTS  # OpenSpiel's default game length for a board of 9
 KOMI = 7.5
 MOVES, PASSES, KO, HASH, KOMI2 = 0, 1, 4, 5, 6
-BOARD = 7
-SEEN = BOARD + POINTS  # the positions so far: their hashes in an open-addressing table (0: a free slot)
+BLACK = 7  # the black stones as a bitset of two words (points 0-63, then 64-80), then the white ones
+BOARD = BLACK + 4  # per point: 0 empty, 1 black, 2 white
+HEAD = BOARD + POINTS  # per stone: the point that names its chain
+STONES = HEAD + POINTS  # per chain (at its head): its stones and its liberties, each a bitset of two words
+LIBERTIES = STONES + 2 * POINTS
+SEEN = LIBERTIES + 2 * POINTS  # the positions so far: their hashes in an open-addressing table (0: a free slot)
 SLOTS = 512  # a power of two, over 3 times the most positions a game can reach (LIMIT + 1)
-STAMP = SEEN + SLOTS  # scratch from here on: the flood-fill and legal() call counters, marks, a stack, liberties
-CALLS = STAMP + 1
-MARKS = CALLS + 1
-STACK = MARKS + POINTS
-LABEL = STACK + POINTS  # per point, the legal() call that last counted its chain's liberties, and that count
-LIBERTIES = LABEL + POINTS
-SIZE = LIBERTIES + POINTS
+SIZE = SEEN + SLOTS
 _COLUMNS = "abcdefghj"
 
 
@@ -53,9 +54,49 @@ def _neighbours() -> np.ndarray:
     return out
 
 
+def _bitset(points) -> tuple:
+    words = [0, 0]
+    for p in points:
+        words[p // 64] |= 1 << (p % 64)
+    return np.uint64(words[0]), np.uint64(words[1])
+
+
 NEIGHBOURS = _neighbours()
+NEXT_TO = np.array([_bitset(q for q in NEIGHBOURS[p] if q >= 0) for p in range(POINTS)], dtype=np.uint64)
+HIGH = _bitset(range(64, POINTS))[1]  # the second word's points
+NOT_A = _bitset(p for p in range(POINTS) if p % N != 0)  # the points with a neighbour to their left
+NOT_J = _bitset(p for p in range(POINTS) if p % N != N - 1)  # and to their right
 ZOBRIST = np.random.default_rng(20261127).integers(1, 2**63, size=(POINTS, 2), dtype=np.int64).astype(np.uint64)
 _U1 = np.uint64(1)
+_ZERO = np.uint64(0)
+
+
+@kernel(inline="always")
+def _bit(p):
+    """Point p as a bitset of two words."""
+    if p < 64:
+        return _U1 << np.uint64(p), _ZERO
+    return _ZERO, _U1 << np.uint64(p - 64)
+
+
+@kernel(inline="always")
+def _beside(x0, x1):
+    """The points next to a point of bitset (x0, x1): four word-crossing shifts, the side ones masked at the
+    edges."""
+    up0 = x0 << np.uint64(N)
+    up1 = (x1 << np.uint64(N)) | (x0 >> np.uint64(64 - N))
+    down0 = (x0 >> np.uint64(N)) | (x1 << np.uint64(64 - N))
+    down1 = x1 >> np.uint64(N)
+    left0 = (x0 << _U1) & NOT_A[0]
+    left1 = ((x1 << _U1) | (x0 >> np.uint64(63))) & NOT_A[1]
+    right0 = ((x0 >> _U1) | (x1 << np.uint64(63))) & NOT_J[0]
+    right1 = (x1 >> _U1) & NOT_J[1]
+    return up0 | down0 | left0 | right0, (up1 | down1 | left1 | right1) & HIGH
+
+
+@kernel(inline="always")
+def _empty(s):
+    return ~(s[BLACK] | s[BLACK + 2]), ~(s[BLACK + 1] | s[BLACK + 3]) & HIGH
 
 
 @kernel
@@ -65,105 +106,159 @@ def init(s):
     s[KOMI2] = np.uint64(2 * KOMI)  # the empty board is never seen again: every later position has a stone
 
 
-@kernel
-def fill(s, start):
-    """Flood the points of start's colour (or of empty points) connected to `start`: they are left in
-    s[STACK : STACK + n]; returns n, the empty points next to them (distinct; for an empty region none), and whether
-    they reach a black and a white stone."""
-    s[STAMP] += _U1
-    stamp = s[STAMP]
-    colour = s[BOARD + start]
-    s[STACK] = start
-    s[MARKS + start] = stamp
-    n, i, liberties, black, white = 1, 0, 0, False, False
-    while i < n:
-        p = np.int64(s[STACK + i])
-        i += 1
-        for k in range(4):
-            q = NEIGHBOURS[p, k]
-            if q < 0 or s[MARKS + q] == stamp:
-                continue
-            c = s[BOARD + q]
-            if c == colour:
-                s[MARKS + q] = stamp
-                s[STACK + n] = q
-                n += 1
-            elif c == np.uint64(0):
-                s[MARKS + q] = stamp
-                liberties += 1
-            elif c == _U1:
-                black = True
-            else:
-                white = True
-    return n, liberties, black, white
-
-
 @kernel(inline="always")
-def _liberties(s, q, call):
-    """The liberties of q's chain, counted once per legal() call (`call`) for all its stones."""
-    if s[LABEL + q] != call:
-        n, liberties, _, _ = fill(s, q)
-        for i in range(n):
-            p = s[STACK + i]
-            s[LABEL + p] = call
-            s[LIBERTIES + p] = liberties
-    return s[LIBERTIES + q]
+def _lives(s, p, me):
+    """Whether a stone of colour `me` on p, whose neighbours are all stones, would have a liberty: it joins an own
+    chain with another liberty, or takes the last liberty of an opposing chain (and captures it)."""
+    b0, b1 = _bit(p)
+    ok = False
+    for k in range(4):
+        q = NEIGHBOURS[p, k]
+        if q >= 0:
+            h = np.int64(s[HEAD + q])
+            other = (s[LIBERTIES + 2 * h] & ~b0) | (s[LIBERTIES + 2 * h + 1] & ~b1)
+            ok |= (s[BOARD + q] == me) == (other != _ZERO)
+    return ok
 
 
 @kernel
 def legal(s, out):
-    """Every empty point but the ko point where the stone would have a liberty (an empty neighbour, an own chain
-    with another liberty, or an opposing chain it captures), then the pass."""
+    """Every empty point but the ko point where the stone would have a liberty, then the pass: the points next to an
+    empty one at once by shifts, the few others by their neighbouring chains' liberties."""
     me = s[2] + _U1
-    ko = np.int64(s[KO]) - 1
-    s[CALLS] += _U1
-    call = s[CALLS]
+    e0, e1 = _empty(s)
+    n0, n1 = _beside(e0, e1)
+    ok0, ok1 = e0 & n0, e1 & n1
+    crowded = e0 & ~n0
+    while crowded:
+        p = lowest_bit_index(crowded)
+        crowded &= crowded - _U1
+        if _lives(s, p, me):
+            ok0 |= _U1 << np.uint64(p)
+    crowded = e1 & ~n1
+    while crowded:
+        p = lowest_bit_index(crowded)
+        crowded &= crowded - _U1
+        if _lives(s, p + 64, me):
+            ok1 |= _U1 << np.uint64(p)
+    if s[KO] != _ZERO:
+        k0, k1 = _bit(np.int64(s[KO]) - 1)
+        ok0 &= ~k0
+        ok1 &= ~k1
     n = 0
-    for p in range(POINTS):
-        if s[BOARD + p] != np.uint64(0) or p == ko:
-            continue
-        ok = False
-        for k in range(4):
-            q = NEIGHBOURS[p, k]
-            if q >= 0 and s[BOARD + q] == np.uint64(0):
-                ok = True
-                break
-        if not ok:
-            for k in range(4):
-                q = NEIGHBOURS[p, k]
-                if q < 0:
-                    continue
-                # an own chain with another liberty, or an opposing one it captures
-                if (s[BOARD + q] == me) == (_liberties(s, q, call) >= np.uint64(2)):
-                    ok = True
-                    break
-        if ok:
-            out[n] = p
-            n += 1
+    while ok0:
+        out[n] = lowest_bit_index(ok0)
+        ok0 &= ok0 - _U1
+        n += 1
+    while ok1:
+        out[n] = lowest_bit_index(ok1) + 64
+        ok1 &= ok1 - _U1
+        n += 1
     out[n] = PASS
     return n + 1
 
 
+@kernel(inline="always")
+def _reach(x0, x1, e0, e1):
+    """The empty points (of bitset e) joined to a stone of bitset x through empty points."""
+    r0, r1 = _ZERO, _ZERO
+    while True:
+        g0, g1 = _beside(x0 | r0, x1 | r1)
+        g0 &= e0
+        g1 &= e1
+        if g0 == r0 and g1 == r1:
+            return r0, r1
+        r0, r1 = g0, g1
+
+
 @kernel
 def score(s):
-    """Black's area less white's less komi (Tromp-Taylor)."""
-    total = 0
-    for p in range(POINTS):
-        c = s[BOARD + p]
-        if c == _U1:
-            total += 1
-        elif c != np.uint64(0):
-            total -= 1
-    seen = s[STAMP] + _U1  # empty points counted so far carry stamps above this
-    for p in range(POINTS):
-        if s[BOARD + p] != np.uint64(0) or s[MARKS + p] >= seen:
-            continue
-        n, _, black, white = fill(s, p)
-        if black and not white:
-            total += n
-        elif white and not black:
-            total -= n
-    return total - np.float64(s[KOMI2]) / 2.0
+    """Black's area less white's less komi (Tromp-Taylor): stones, and the empty points that reach only one
+    colour."""
+    e0, e1 = _empty(s)
+    black0, black1, white0, white1 = s[BLACK], s[BLACK + 1], s[BLACK + 2], s[BLACK + 3]
+    b0, b1 = _reach(black0, black1, e0, e1)
+    w0, w1 = _reach(white0, white1, e0, e1)
+    black = popcount(black0) + popcount(black1) + popcount(b0 & ~w0) + popcount(b1 & ~w1)
+    white = popcount(white0) + popcount(white1) + popcount(w0 & ~b0) + popcount(w1 & ~b1)
+    return np.float64(black) - np.float64(white) - np.float64(s[KOMI2]) / 2.0
+
+
+@kernel(inline="always")
+def _capture(s, h, me):
+    """Remove the opposing chain named h: its points become liberties of the mover's chains beside them."""
+    c0, c1 = s[STONES + 2 * h], s[STONES + 2 * h + 1]
+    other = BLACK + 2 * (2 - np.int64(me))
+    s[other] &= ~c0
+    s[other + 1] &= ~c1
+    for w in range(2):
+        c = c0 if w == 0 else c1
+        while c:
+            p = lowest_bit_index(c) + 64 * w
+            c &= c - _U1
+            s[BOARD + p] = 0
+            s[HASH] ^= ZOBRIST[p, np.uint64(2) - me]
+            b0, b1 = _bit(p)
+            for k in range(4):
+                q = NEIGHBOURS[p, k]
+                if q >= 0 and s[BOARD + q] == me:
+                    g = np.int64(s[HEAD + q])
+                    s[LIBERTIES + 2 * g] |= b0
+                    s[LIBERTIES + 2 * g + 1] |= b1
+    return popcount(c0) + popcount(c1)
+
+
+@kernel(inline="always")
+def _place(s, p, me, own0, own1):
+    """Put a stone of colour `me` on p (after its captures; own: its own stones beside it): it joins the largest own
+    chain beside it, into which the others beside it are relabelled; the merged chain's liberties are theirs and
+    p's empty neighbours, less p."""
+    b0, b1 = _bit(p)
+    s[BOARD + p] = me
+    s[HASH] ^= ZOBRIST[p, me - _U1]
+    colour = BLACK + 2 * (np.int64(me) - 1)
+    s[colour] |= b0
+    s[colour + 1] |= b1
+    head, best = p, _ZERO
+    for w in range(2):
+        x = own0 if w == 0 else own1
+        while x:
+            h = np.int64(s[HEAD + lowest_bit_index(x) + 64 * w])
+            x &= x - _U1
+            size = popcount(s[STONES + 2 * h]) + popcount(s[STONES + 2 * h + 1])
+            if size > best:
+                head, best = h, size
+    e0, e1 = _empty(s)
+    s0, s1 = b0, b1
+    l0, l1 = NEXT_TO[p, 0] & e0, NEXT_TO[p, 1] & e1
+    if head != p:
+        s0 |= s[STONES + 2 * head]
+        s1 |= s[STONES + 2 * head + 1]
+        l0 |= s[LIBERTIES + 2 * head]
+        l1 |= s[LIBERTIES + 2 * head + 1]
+    s[HEAD + p] = head
+    for w in range(2):
+        x = own0 if w == 0 else own1
+        while x:
+            h = np.int64(s[HEAD + lowest_bit_index(x) + 64 * w])
+            x &= x - _U1
+            if h == head:
+                continue
+            c0, c1 = s[STONES + 2 * h], s[STONES + 2 * h + 1]
+            s0 |= c0
+            s1 |= c1
+            l0 |= s[LIBERTIES + 2 * h]
+            l1 |= s[LIBERTIES + 2 * h + 1]
+            while c0:
+                s[HEAD + lowest_bit_index(c0)] = head
+                c0 &= c0 - _U1
+            while c1:
+                s[HEAD + lowest_bit_index(c1) + 64] = head
+                c1 &= c1 - _U1
+    s[STONES + 2 * head] = s0
+    s[STONES + 2 * head + 1] = s1
+    s[LIBERTIES + 2 * head] = l0 & ~b0
+    s[LIBERTIES + 2 * head + 1] = l1 & ~b1
 
 
 @kernel
@@ -176,30 +271,32 @@ def apply(s, action):
         s[PASSES] += _U1
     else:
         s[PASSES] = 0
-        eye = True  # the stone goes where only the opponent's stones border
-        for k in range(4):
-            q = NEIGHBOURS[action, k]
-            if q >= 0 and s[BOARD + q] != np.uint64(3) - me:
-                eye = False
-        s[BOARD + action] = me
-        s[HASH] ^= ZOBRIST[action, me - _U1]
-        captured, last = 0, -1
-        for k in range(4):
-            q = NEIGHBOURS[action, k]
-            if q < 0 or s[BOARD + q] != np.uint64(3) - me:
-                continue
-            n, liberties, _, _ = fill(s, q)
-            if liberties == 0:
-                for i in range(n):
-                    p = s[STACK + i]
-                    s[HASH] ^= ZOBRIST[p, np.uint64(2) - me]
-                    s[BOARD + p] = 0
-                captured += n
-                last = q
-        if eye and captured == 1:
+        b0, b1 = _bit(action)
+        near0, near1 = NEXT_TO[action, 0], NEXT_TO[action, 1]
+        theirs = BLACK + 2 * (2 - np.int64(me))
+        ours = BLACK + 2 * (np.int64(me) - 1)
+        opp0, opp1 = near0 & s[theirs], near1 & s[theirs + 1]
+        own0, own1 = near0 & s[ours], near1 & s[ours + 1]
+        eye = opp0 == near0 and opp1 == near1  # the stone goes where only the opponent's stones border
+        captured, last = _ZERO, -1
+        for w in range(2):
+            x = opp0 if w == 0 else opp1
+            while x:
+                q = lowest_bit_index(x) + 64 * w
+                x &= x - _U1
+                if s[BOARD + q] == _ZERO:  # taken with a chain already captured from another side
+                    continue
+                h = np.int64(s[HEAD + q])
+                s[LIBERTIES + 2 * h] &= ~b0
+                s[LIBERTIES + 2 * h + 1] &= ~b1
+                if s[LIBERTIES + 2 * h] == _ZERO and s[LIBERTIES + 2 * h + 1] == _ZERO:
+                    captured += _capture(s, h, me)
+                    last = q
+        _place(s, action, me, own0, own1)
+        if eye and captured == _U1:
             s[KO] = last + 1
         slot = s[HASH] & np.uint64(SLOTS - 1)  # OpenSpiel's superko: a position seen before ends the game, drawn
-        while s[SEEN + slot] != np.uint64(0):
+        while s[SEEN + slot] != _ZERO:
             if s[SEEN + slot] == s[HASH]:
                 s[3] = 3
                 return
@@ -235,7 +332,6 @@ class Go(Game):
 
     kernels = KERNELS
     state_size = SIZE
-    scratch = SIZE - STAMP
     max_legal = POINTS + 1
     num_actions = POINTS + 1
     board_shape = (N, N)
