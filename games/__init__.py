@@ -23,7 +23,7 @@ from games.kernels import GameKernels
 from games.knightthrough import Knightthrough
 from games.othello import Othello
 from games.outside import OutsideGame
-from games.pentago import Pentago
+from games.pentago import Pentago, PentagoGGP
 from games.quad import Quad
 from games.sheepandwolf import SheepAndWolf
 from games.tictactoe3d import TicTacToe3D
@@ -37,6 +37,7 @@ _REGISTRY = {
     "othello6": lambda: Othello(6),
     "breakthrough": Breakthrough,
     "pentago": Pentago,
+    "pentago_ggp": PentagoGGP,
     "knightthrough": Knightthrough,
     "connect5": Connect5,
     "tictactoe3d": TicTacToe3D,

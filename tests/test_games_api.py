@@ -31,6 +31,7 @@ def test_names_and_unknown_game():
         "othello6",
         "breakthrough",
         "pentago",
+        "pentago_ggp",
         "knightthrough",
         "connect5",
         "tictactoe3d",
@@ -58,6 +59,7 @@ def test_metadata(name):
         "othello6": 37,
         "breakthrough": 768,
         "pentago": 288,
+        "pentago_ggp": 44,
         "knightthrough": 256,
         "connect5": 64,
         "tictactoe3d": 64,
@@ -138,7 +140,8 @@ def test_action_strings_round_trip(name):
 def test_action_squares_are_where_the_mover_s_piece_goes(name):
     """What the play page draws a move by: the to-square is empty (or the opponent's) before and the mover's
     after; a from-square holds the mover's piece before and is empty after; a pass has neither. Pentago's
-    to-square is where the marble is placed, empty before; the quadrant's turn may carry it away."""
+    to-square is where the marble is placed, empty before; the quadrant's turn may carry it away (in pentago_ggp the
+    turn is a move of its own, with no square, after which the other player moves)."""
     rng = random.Random(4)
     for _ in range(20):
         state = games.load(name).new_initial_state()
@@ -149,10 +152,13 @@ def test_action_squares_are_where_the_mover_s_piece_goes(name):
             before = state.planes()
             state.apply_action(action)
             after = state.planes()
+            if name == "pentago_ggp" and end is None:  # a quadrant's turn, the same player's second move
+                assert start is None and (state.is_terminal() or state.current_player() == 1 - mover)
+                continue
             if end is None:  # an Othello pass
                 assert start is None and state.action_to_string(action) == "pass"
                 continue
-            if name == "pentago":
+            if name.startswith("pentago"):
                 assert start is None and not before[0][end] and not before[1][end]
                 assert after[mover].sum() == before[mover].sum() + 1
                 continue
@@ -186,6 +192,8 @@ def pieces_on_board(state):
         return len(moves)
     if name == "sheepandwolf":
         return 5
+    if name == "pentago_ggp":  # a marble, then its turn
+        return sum(a < 36 for a in moves)
     if name == "go9":  # the moves do not say what they captured: tests/test_go.py checks the board against OpenSpiel's
         return None
     if name == "quad":  # a mark places a stone (a block, 49 and up, a blocker: no one's piece)
@@ -214,6 +222,7 @@ def pieces_on_board(state):
         ("othello6", 8),
         ("breakthrough", 2),
         ("pentago", 8),
+        ("pentago_ggp", 8),
         ("knightthrough", 2),
         ("connect5", 8),
         ("tictactoe3d", 48),
