@@ -153,6 +153,38 @@ def test_pentago_moves_by_a_square_then_a_quadrant_s_turn(server):
         browser.close()
 
 
+def test_pentago_ggp_places_then_turns_as_two_moves(server):
+    with playwright.sync_playwright() as p:
+        browser, page = _open(p, server, "pentago_ggp", "mcts1")
+        page.locator('#board .legal[data-row="1"][data-col="1"]').click()  # b2: a move of its own...
+        _settled(page)
+        turns = page.locator("#board .turn")
+        assert turns.count() == 8 and turns.first.text_content() == "turn top-left, anticlockwise"
+        assert page.locator("#status").text_content().startswith("Now choose which quadrant turns")
+        page.locator("#board .hole").first.click()  # a square now says what to do instead
+        assert page.locator("#error").text_content().startswith("Now choose which quadrant turns")
+        turns.nth(3).click()  # ...then v: the top-right quadrant clockwise, and the opponent's marble and turn
+        _settled(page)
+        state = page.evaluate("() => fetch('/api/state').then((r) => r.json())")
+        assert state["plies"] == 4 and state["board"][1][1] == 1 and state["human_to_move"]
+        assert page.locator("#board .turn").count() == 0
+        browser.close()
+
+
+def test_go_places_a_stone_and_may_pass(server):
+    with playwright.sync_playwright() as p:
+        browser, page = _open(p, server, "go9", "mcts1")
+        page.locator('#board .legal[data-row="4"][data-col="4"]').click()  # e5, the centre
+        _settled(page)
+        state = page.evaluate("() => fetch('/api/state').then((r) => r.json())")
+        assert state["plies"] == 2 and state["board"][4][4] == 1
+        page.click("#pass")
+        _settled(page)
+        state = page.evaluate("() => fetch('/api/state').then((r) => r.json())")
+        assert state["plies"] == 4 and state["board"][4][4] == 1  # the pass, then its reply
+        browser.close()
+
+
 def test_connect5_marks_the_square_clicked(server):
     with playwright.sync_playwright() as p:
         browser, page = _open(p, server, "connect5", "mcts1")
@@ -173,9 +205,11 @@ def test_connect5_marks_the_square_clicked(server):
         ("breakthrough", "87654321", "abcdefgh"),
         ("knightthrough", "87654321", "abcdefgh"),
         ("pentago", "123456", "abcdef"),
+        ("pentago_ggp", "123456", "abcdef"),
         ("connect5", "12345678", "abcdefgh"),
         ("tictactoe3d", "1234", "abcdefghijklmnop"),
         ("sheepandwolf", "87654321", "abcdefgh"),
+        ("go9", "987654321", "abcdefghj"),
     ],
 )
 def test_every_board_shows_the_coordinates_its_moves_are_written_in(server, game, rows, cols):

@@ -115,18 +115,19 @@ def _finite(strength: dict) -> dict:
 
 
 FAR_ROWS = {"breakthrough": (-1, 0), "knightthrough": (0, -1)}  # the row each player races to (-1: the last)
-LINES = {"connect4": 4, "connect5": 5, "pentago": 5}  # the games won by a line, and its length
-RANKS_UP = {*FAR_ROWS, "sheepandwolf"}  # the games whose ranks count up from the bottom row, as chess's
+LINES = {"connect4": 4, "connect5": 5, "pentago": 5, "pentago_ggp": 5}  # the games won by a line, and its length
+RANKS_UP = {*FAR_ROWS, "sheepandwolf", "go9"}  # the games whose ranks count up from the bottom row, as chess's
+LETTERS = {"go9": "abcdefghj"}  # Go's columns skip i
 
 
 def coordinates(game) -> dict | None:
     """The labels of the board's rows and columns in the game's notation (None: it names no rows), as the
     moves and hints are written: Connect4 by column 0-6, Othello a1 top left, the chess-like games (Breakthrough,
-    Knightthrough, Sheep and Wolf) a8 top left."""
+    Knightthrough, Sheep and Wolf) and Go a8 or a9 top left."""
     if not game.drawn:
         return None
     rows, cols = game.board_shape
-    letters = [chr(ord("a") + c) for c in range(cols)]
+    letters = list(LETTERS[game.name]) if game.name in LETTERS else [chr(ord("a") + c) for c in range(cols)]
     if game.name == "connect4":
         return {"rows": None, "cols": [str(c) for c in range(cols)]}
     if game.name in RANKS_UP:
@@ -380,7 +381,7 @@ def make_app(
 
                 def begin(o):
                     o.new_game(human_first=first)
-                    if not o.human_to_move:
+                    while not o.human_to_move:  # a game may give a player two moves in a row (pentago_ggp)
                         o.reply()
 
                 attempt(opponent, begin)
@@ -407,7 +408,7 @@ def make_app(
 
         def play(opponent):
             opponent.move(data["move"])
-            if not opponent.over:
+            while not (opponent.over or opponent.human_to_move):
                 opponent.reply()
 
         return JSONResponse(await run(session, play))

@@ -12,6 +12,8 @@ const COLOURS = {  // per game: board, and the pieces of player 0 and player 1, 
   breakthrough: { squares: ["#eeeed2", "#769656"], pieces: ["#212121", "#fafafa"], names: ["black", "white"] },
   knightthrough: { squares: ["#eeeed2", "#769656"], pieces: ["#fafafa", "#212121"], names: ["white", "black"] },
   pentago: { board: "#a1887f", empty: "#d7ccc8", pieces: ["#212121", "#fafafa"], names: ["black", "white"] },
+  pentago_ggp: { board: "#a1887f", empty: "#d7ccc8", pieces: ["#212121", "#fafafa"], names: ["black", "white"] },
+  go9: { board: "#deb887", pieces: ["#212121", "#fafafa"], names: ["black", "white"] },
   connect5: { board: "#deb887", pieces: ["#212121", "#fafafa"], names: ["black", "white"] },
   tictactoe3d: { board: "#eceff1", pieces: ["#e53935", "#1e88e5"], names: ["red", "blue"] },
   sheepandwolf: { squares: ["#eeeed2", "#769656"], pieces: ["#5d4037", "#fafafa"], names: ["the wolf", "the sheep"] },
@@ -84,6 +86,11 @@ function movesAt(row, col) {
   return view.legal.filter((m) => same(m.to, [row, col]));
 }
 
+const passMove = () => view.legal.find((m) => m.to === null && m.text === "pass");
+
+// pentago_ggp's second move: the marble is down and a quadrant turns (buttons below the board)
+const turning = () => view.game === "pentago_ggp" && view.human_to_move && view.legal.every((m) => m.to === null);
+
 function squareName(row, col) {
   const { rows, cols } = view.coordinates;
   return cols[col] + (rows ? rows[row] : "");
@@ -95,6 +102,7 @@ function refusal(row, col) {
   if (!view.human_to_move) return "Wait: it is the opponent's move.";
   const name = squareName(row, col);
   if (view.game === "connect4") return `Column ${name} is full: choose another.`;
+  if (turning()) return "Now choose which quadrant turns, below the board.";
   if (view.legal.length === 1 && view.legal[0].to === null) return "You have no move: press Pass.";
   if (STEPS[view.game]) {
     if (view.legal.some((m) => same(m.from, [row, col]))) return null;  // one of the person's pieces: select it
@@ -184,7 +192,7 @@ function drawBoard() {
           stroke: colours.pieces[piece - 1] === LIGHT ? "#9e9e9e" : "#000" }, grid);
         if (STEPS[game] && sources.some((s) => same(s, [r, c]))) disc.classList.add("mine");
         if (same(selected, [r, c])) disc.classList.add("selected");
-      } else if (game === "connect4" || game === "pentago") {
+      } else if (game === "connect4" || game.startsWith("pentago")) {
         node("circle", { cx, cy, r: CELL * 0.4, fill: colours.empty, class: "hole" + (last ? " last" : "") }, grid);
       } else if (last) {
         node("circle", { cx, cy, r: CELL * 0.1, fill: "none", class: "last" }, grid);
@@ -203,7 +211,7 @@ function drawBoard() {
     const r = Math.floor(element.getAttribute("cy") / CELL), c = Math.floor(element.getAttribute("cx") / CELL);
     element.addEventListener("click", () => click(r, c));
   }
-  if (game === "pentago") {  // the quadrants' edges
+  if (game.startsWith("pentago")) {  // the quadrants' edges
     node("line", { x1: cols * CELL / 2, y1: 0, x2: cols * CELL / 2, y2: rows * CELL, class: "quadrant" }, grid);
     node("line", { x1: 0, y1: rows * CELL / 2, x2: cols * CELL, y2: rows * CELL / 2, class: "quadrant" }, grid);
   }
@@ -212,9 +220,11 @@ function drawBoard() {
   }
   const turns = document.createElement("div");
   turns.className = "choices";
-  for (const m of game === "pentago" && selected ? view.legal.filter((m) => same(m.to, selected)) : []) {
+  const choices = game === "pentago" && selected ? view.legal.filter((m) => same(m.to, selected))
+    : turning() ? view.legal : [];
+  for (const m of choices) {
     const button = document.createElement("button");
-    button.textContent = `${m.text}: turn ${TURNS[m.text.slice(-1)]}`;
+    button.textContent = game === "pentago" ? `${m.text}: turn ${TURNS[m.text.slice(-1)]}` : `turn ${TURNS[m.text]}`;
     button.className = "choice turn";
     button.addEventListener("click", () => { if (!busy) request("/api/move", { move: m.action }, "Thinking..."); });
     turns.appendChild(button);
@@ -281,6 +291,7 @@ function draw() {
       " Start a new game to play again.";
   }
   else if (view.human_to_move && view.board === null) status = `Your move: you are ${you}. Choose a move below.`;
+  else if (turning()) status = "Now choose which quadrant turns, below the board.";
   else if (view.human_to_move && selected) {
     status = view.game === "pentago" ? "Now choose which quadrant turns, below the board." : "Now click where it goes.";
   } else if (view.human_to_move) status = `Your move: you are ${you}.`;
@@ -301,8 +312,7 @@ function draw() {
     item.textContent = `ply ${t.ply + 1}: it plays ${t.text} (${t.strength_text})`;
     return item;
   }));
-  const passing = view.board !== null && view.legal.length === 1 && view.legal[0].to === null;
-  $("pass").hidden = !passing;
+  $("pass").hidden = view.board === null || !passMove();  // Othello's when it has no other move; Go's always
   for (const id of ["undo", "hint", "resign"]) $(id).disabled = !view.human_to_move;
 }
 
@@ -326,7 +336,7 @@ async function start() {
     request("/api/new", { game: $("game").value, opponent, first: $("first").value === "true",
       profile: $("profile").value.trim() || null }, "Starting...");
   });
-  $("pass").addEventListener("click", () => request("/api/move", { move: view.legal[0].action }, "Thinking..."));
+  $("pass").addEventListener("click", () => request("/api/move", { move: passMove().action }, "Thinking..."));
   $("undo").addEventListener("click", () => request("/api/undo", {}));
   $("resign").addEventListener("click", () => request("/api/resign", {}));
   $("hint").addEventListener("click", async () => {
