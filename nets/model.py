@@ -22,6 +22,8 @@ Our choices where neither the paper nor that code decides:
   games/breakthrough.py): 2 filters would squeeze 768 logits through 128 features.
 - pentago (not in the paper): 3 blocks like 6x6 Othello, and an 8-filter policy convolution: its 288 actions
   are 8 per square (a marble and a quadrant's turn, games/pentago.py).
+- pentago_ggp (not in the paper): 3 blocks like 6x6 Othello and its heads: its 44 actions are the squares and
+  the eight turns (games/pentago.py); its planes do not show whether the marble is down (the legal moves do).
 - knightthrough (not in the paper): 5 blocks like Breakthrough, and a 4-filter policy convolution: its 256 actions
   are 4 per square (a knight's forward jumps, games/knightthrough.py).
 - connect5 (not in the paper): 5 blocks like 8x8 Othello and its heads: its 64 actions are the squares.
@@ -107,6 +109,7 @@ def _sizes() -> dict[str, dict[str, dict[str, int]]]:
         "othello": 5,
         "breakthrough": 5,
         "pentago": 3,
+        "pentago_ggp": 3,
         "knightthrough": 5,
         "connect5": 5,
         "tictactoe3d": 3,

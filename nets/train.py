@@ -60,6 +60,7 @@ and Wolf, 9x9 Go, Checkers, Pentago, 3D Tic-Tac-Toe, Quad and TTCC4 are not in t
 first six) and 6x6 Othello's."""
 TABLE_A1["breakthrough"] = TABLE_A1["othello"]
 TABLE_A1["pentago"] = TABLE_A1["othello6"]
+TABLE_A1["pentago_ggp"] = TABLE_A1["othello6"]
 TABLE_A1["knightthrough"] = TABLE_A1["othello"]
 TABLE_A1["connect5"] = TABLE_A1["othello"]
 TABLE_A1["tictactoe3d"] = TABLE_A1["othello6"]

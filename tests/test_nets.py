@@ -26,6 +26,7 @@ GAMES = [
     "othello",
     "breakthrough",
     "pentago",
+    "pentago_ggp",
     "knightthrough",
     "connect5",
     "tictactoe3d",
