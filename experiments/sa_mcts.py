@@ -47,9 +47,12 @@ PAPER_GAMES = {
     "TTCC4-2P": "ttcc4_2p",
     "TTCC4-3P": "ttcc4_3p",
     "Connect4": "connect4",
-    "Pentago": "pentago",
+    "Pentago": "pentago_ggp",
     "Reversi": "othello",
 }
+# ours that play one of them under other rules, compared with its values all the same where a run plays them (not by
+# default): OpenSpiel's Pentago, where a marble and its turn are one move, judged after the turn
+OTHER_RULES = {"pentago": "Pentago"}
 STRATEGIES = ["nmc", "lsi", "ea", "ntbea", "cmaes", "grid", "random"]  # the paper's five, then two baselines
 # The paper's win % of the tuned agent / half its 95% interval: Table II (SP, C+eps) and Table III (AP, K+Ref;
 # AP, K+Ref+C+eps) per strategy NMC LSI EA NTBEA CMA-ES; Table V per agent SP-2 AP-2 AP-4 (its AP-6 not played here).
@@ -271,7 +274,7 @@ def report(results) -> str:
     for table in ("2", "3", "5"):
         for part, agent, tune, strategies in PARTS[table]:
             rows, cells = [], []  # cells: (column, our score, our half-width, paper's (win, half) or None)
-            for paper_game, game in PAPER_GAMES.items():
+            for paper_game, game in [*PAPER_GAMES.items(), *((p, g) for g, p in OTHER_RULES.items())]:
                 played = [(s, ours.get((part, game, agent, tune, s))) for s in strategies]
                 if not any(m for _, m in played):
                     continue
