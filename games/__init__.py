@@ -15,6 +15,7 @@ from importlib.metadata import entry_points
 from games.breakthrough import Breakthrough
 from games.checkers import Checkers
 from games.chinesecheckers import ChineseCheckers
+from games.chinook import Chinook
 from games.connect4 import Connect4
 from games.connect5 import Connect5
 from games.game import TERMINAL_PLAYER, Game, Outcome, State
@@ -45,6 +46,7 @@ _REGISTRY = {
     "chinesecheckers3": ChineseCheckers,
     "quad": Quad,
     "checkers": Checkers,
+    "chinook": Chinook,
     "ttcc4_2p": lambda: TTCC4(2),
     "ttcc4_3p": lambda: TTCC4(3),
     "go9": Go,

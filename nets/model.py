@@ -31,6 +31,9 @@ Our choices where neither the paper nor that code decides:
   which a 3x3 convolution sees only within a level and across a level's edge), the squares its 64 actions.
 - sheepandwolf (not in the paper): 5 blocks like 8x8 Othello, and a 4-filter policy convolution: its 256 actions
   are 4 per square (a diagonal step, games/sheepandwolf.py).
+- chinook (not in the paper): 5 blocks like 8x8 Othello, and a 4-filter policy convolution: its 256 moves are 4 per
+  square (a step or a jump to either side, games/chinook.py), then the pass; its planes do not show which of the two
+  boards the player to move plays (the legal moves do).
 - `small` keeps the paper's heads and block counts and narrows the body to 32 filters, so a
   dropout probability damages the same number of head units as in the paper. Why 32: on this
   machine kind (2 cores) a 64-filter body forwards about 7k Connect4 positions/s at batch 256 and a
@@ -117,9 +120,10 @@ def _sizes() -> dict[str, dict[str, dict[str, int]]]:
         "quad": 3,
         "go9": 5,
         "checkers": 5,
+        "chinook": 5,
         "ttcc4_2p": 3,
     }
-    policy_filters = {"breakthrough": 12, "pentago": 8, "knightthrough": 4, "sheepandwolf": 4}
+    policy_filters = {"breakthrough": 12, "pentago": 8, "knightthrough": 4, "sheepandwolf": 4, "chinook": 4}
     out = {}
     for game, blocks in paper_blocks.items():
         heads = {"policy_filters": policy_filters.get(game, 2), "value_filters": 1, "value_hidden": 256}

@@ -68,6 +68,7 @@ TABLE_A1["sheepandwolf"] = TABLE_A1["othello"]
 TABLE_A1["quad"] = TABLE_A1["othello6"]
 TABLE_A1["go9"] = TABLE_A1["othello"]
 TABLE_A1["checkers"] = TABLE_A1["othello"]
+TABLE_A1["chinook"] = TABLE_A1["othello"]
 TABLE_A1["ttcc4_2p"] = TABLE_A1["othello6"]
 
 

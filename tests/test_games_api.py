@@ -40,10 +40,11 @@ def test_names_and_unknown_game():
         "quad",
         "go9",
         "checkers",
+        "chinook",
         "ttcc4_2p",
         "ttcc4_3p",
     }
-    known = "breakthrough, checkers, chinesecheckers3, connect4, connect5, go9, knightthrough, othello, othello6"
+    known = "breakthrough, checkers, chinesecheckers3, chinook, connect4, connect5, go9, knightthrough, othello"
     with pytest.raises(ValueError, match=f"unknown game 'chess'.*{known}"):
         games.load("chess")
 
@@ -68,6 +69,7 @@ def test_metadata(name):
         "quad": 98,
         "go9": 82,
         "checkers": 32 * 88,
+        "chinook": 257,
         "ttcc4_2p": 151,
         "ttcc4_3p": 151,
     }
@@ -192,6 +194,8 @@ def pieces_on_board(state):
         return len(moves)
     if name == "sheepandwolf":
         return 5
+    if name == "chinook":  # 28 men less one per jump (kinds 2 and 3; 256 the pass)
+        return 28 - sum(a < 256 and a % 4 >= 2 for a in moves)
     if name == "pentago_ggp":  # a marble, then its turn
         return sum(a < 36 for a in moves)
     if name == "go9":  # the moves do not say what they captured: tests/test_go.py checks the board against OpenSpiel's
@@ -230,6 +234,7 @@ def pieces_on_board(state):
         ("quad", 8),
         ("go9", 8),
         ("checkers", 1),
+        ("chinook", 8),
         ("ttcc4_2p", 1),
     ],
 )
