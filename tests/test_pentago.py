@@ -115,7 +115,8 @@ class KifPentago:
         return any(all((x + k * dx, y + k * dy) in board for k in range(5)) for x, y in board for dx, dy in steps)
 
     def goals(self):
-        """Both roles' goals where the state is terminal, else None."""
+        """Both roles' goals where the state is terminal, else None. The kif's last rule for black's 0 repeats
+        `(not (line red))` where `(not (line black))` is meant (v1 of the file has it right): read as meant."""
         red, black = self.line("red"), self.line("black")
         if not (red or black or len(self.cells) == 36):
             return None
