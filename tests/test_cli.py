@@ -23,7 +23,7 @@ def test_demo_plays_a_whole_game_and_repeats_from_its_seed(capsys):
     [
         (
             ["demo", "--game", "chess"],
-            "unknown game 'chess'; known games: breakthrough, checkers, chinesecheckers3, connect4",
+            "unknown game 'chess'; known games: breakthrough, checkers, chinesecheckers3, chinook, connect4",
         ),
         (["train", "chinesecheckers3", "--out", "unused"], "trains two-player games only; chinesecheckers3 has 3"),
         (["play", "chinesecheckers3", "--opponent", "mcts"], "plays two-player games only; chinesecheckers3 has 3"),

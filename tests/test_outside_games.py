@@ -64,7 +64,7 @@ def test_tic_tac_toe_from_openspiel_counts_and_plays_as_known():
         ("openspiel:goofspiel", "simultaneous"),
         (
             "no_such_game",
-            "unknown game 'no_such_game'; known games: breakthrough, checkers, chinesecheckers3, connect4",
+            "unknown game 'no_such_game'; known games: breakthrough, checkers, chinesecheckers3, chinook, connect4",
         ),
     ],
 )
