@@ -30,7 +30,7 @@ from games.sheepandwolf import SheepAndWolf
 from games.tictactoe3d import TicTacToe3D
 from games.ttcc4 import TTCC4
 
-__all__ = ["Game", "GameKernels", "Outcome", "State", "TERMINAL_PLAYER", "load", "names"]
+__all__ = ["Game", "GameKernels", "Outcome", "State", "TERMINAL_PLAYER", "base_name", "load", "names"]
 
 _REGISTRY = {
     "connect4": Connect4,
@@ -60,6 +60,11 @@ def names() -> list[str]:
     """The names `load` accepts: our games and those other packages register (entry points in the group
     `sparring.games`); any pyspiel game is loaded as `openspiel:NAME`, e.g. `openspiel:hex(board_size=7)`."""
     return sorted({*_REGISTRY, *(e.name for e in entry_points(group=ENTRY_POINTS))})
+
+
+def base_name(name: str) -> str:
+    """A game's name without its parameters (`go9(komi=6.5)` -> `go9`): what per-game tables are keyed by."""
+    return name.partition("(")[0]
 
 
 def load(name: str) -> Game:

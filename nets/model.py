@@ -143,7 +143,7 @@ def build(game_name: str, size: str = "small", *, kind: str = "resnet", **overri
 
     Args:
         game_name: a name `games.load` accepts.
-        size: a key of SIZES[game_name] ("paper" or "small").
+        size: a key of SIZES[game] ("paper" or "small"), the game named without its parameters.
         kind: the architecture, a key of ARCHITECTURES.
         **overrides: knobs of `Arch` to change (filters, blocks, policy_filters, value_filters,
             value_hidden), e.g. tiny nets in tests; the size is then recorded as "custom".
@@ -151,11 +151,12 @@ def build(game_name: str, size: str = "small", *, kind: str = "resnet", **overri
     Weights come from torch's default generator: seed it with torch.manual_seed for a repeatable net.
     """
     game = games.load(game_name)
-    if game_name not in SIZES:
+    sizes = SIZES.get(games.base_name(game.name))
+    if sizes is None:
         raise ValueError(f"no network sizes for game {game_name!r}; games with sizes: {', '.join(sorted(SIZES))}")
-    if size not in SIZES[game_name]:
-        raise ValueError(f"unknown network size {size!r}; known sizes: {', '.join(SIZES[game_name])}")
-    knobs = SIZES[game_name][size]
+    if size not in sizes:
+        raise ValueError(f"unknown network size {size!r}; known sizes: {', '.join(sizes)}")
+    knobs = sizes[size]
     unknown = sorted(set(overrides) - set(knobs))
     if unknown:
         raise ValueError(f"unknown network override(s) {', '.join(unknown)}; known: {', '.join(knobs)}")

@@ -103,13 +103,14 @@ class TrainConfig:
 
     @classmethod
     def for_game(cls, game: str, **overrides) -> TrainConfig:
-        """Table A1's settings for `game`, with `overrides` (None values ignored)."""
-        if game not in TABLE_A1:
+        """Table A1's settings for `game` (those of its kind for a game with parameters, e.g. `go9(komi=6.5)`), with
+        `overrides` (None values ignored)."""
+        if games.base_name(game) not in TABLE_A1:
             raise ValueError(
                 f"no training settings for {game!r}: AlphaZero trains on sparring's own games ({', '.join(TABLE_A1)}); "
                 "a game from outside has no network planes: play it with mcts"
             )
-        defaults = {k: v for k, v in TABLE_A1[game].items() if k != "iterations"}
+        defaults = {k: v for k, v in TABLE_A1[games.base_name(game)].items() if k != "iterations"}
         return cls(game=game, **{**defaults, **{k: v for k, v in overrides.items() if v is not None}})
 
     def check(self) -> None:

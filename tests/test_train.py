@@ -496,3 +496,17 @@ def test_a_run_can_start_from_another_nets_weights(tmp_path, capsys):
     assert not (tmp_path / "d").exists()
     assert main(["train", "connect4", "--out", str(tmp_path / "e"), "--init", str(tmp_path / "none.pt")]) == 2
     assert "does not exist" in capsys.readouterr().err and not (tmp_path / "e").exists()
+
+
+def test_a_game_with_parameters_trains_with_its_kind_s_settings(tmp_path, capsys):
+    """Go with another komi is another game: Table A1's go9 settings and sizes, its own name on the checkpoint,
+    and the net refused for plain go9."""
+    config = TrainConfig.for_game("go9(komi=6.5)")
+    assert config.game == "go9(komi=6.5)" and config.simulations == TrainConfig.for_game("go9").simulations
+    assert main(["net", "init", "go9(komi=6.5)", "--out", str(tmp_path / "k.pt")]) == 0
+    assert nets.load(str(tmp_path / "k.pt"), game="go9(komi=6.5)").arch.blocks == nets.SIZES["go9"]["small"]["blocks"]
+    with pytest.raises(ValueError, match="go9"):
+        nets.load(str(tmp_path / "k.pt"), game="go9")
+    assert main(["train", "openspiel:tic_tac_toe", "--out", str(tmp_path / "t")]) == 2
+    assert "no training settings for 'openspiel:tic_tac_toe'" in capsys.readouterr().err
+    assert not (tmp_path / "t").exists()

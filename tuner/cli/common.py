@@ -61,6 +61,8 @@ def game_help() -> str:
     return f"one of {', '.join(games.names())}, or openspiel:NAME (a pyspiel game: its own rules, slower)"
 
 
+GAME_HELP = "a game of ours, with its parameters if it takes any, e.g. connect4 or 'go9(komi=6.5)'"
+
 CLUSTER_HELP = (
     "play the games on a Dask cluster instead (its scheduler, e.g. tcp://10.0.0.5:8786; needs sparring[cluster]), "
     "the same games as on one machine; --workers then counts shares (default: one per worker thread)"

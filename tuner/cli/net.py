@@ -7,6 +7,7 @@ import json
 import sys
 
 import games
+from tuner.cli.common import GAME_HELP, game_name
 
 RAW = argparse.RawDescriptionHelpFormatter
 
@@ -94,7 +95,7 @@ def add_commands(sub) -> None:
         epilog="example:\n  sparring net init othello6 --out o6.pt --size paper --seed 1",
         formatter_class=RAW,
     )
-    init.add_argument("game", choices=games.names(), metavar="GAME", help=f"one of {', '.join(games.names())}")
+    init.add_argument("game", type=game_name, metavar="GAME", help=GAME_HELP)
     init.add_argument("--out", required=True, metavar="PATH", help="the checkpoint to write (replaced atomically)")
     init.add_argument("--size", default="small", help="small (32 filters, for CPUs; default) or paper (256)")
     init.add_argument("--kind", default="resnet", help="the architecture, a key of nets.ARCHITECTURES (resnet)")

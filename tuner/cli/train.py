@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import games
+from tuner.cli.common import GAME_HELP, game_name
 
 RAW = argparse.RawDescriptionHelpFormatter
 
@@ -95,7 +96,7 @@ def _arch_of(path: str, game: str) -> dict:
     import nets
 
     arch = nets.load(path, game=game).arch
-    if arch.size in nets.SIZES[game]:
+    if arch.size in nets.SIZES[games.base_name(game)]:
         return {"kind": arch.kind, "size": arch.size}
     return {"kind": arch.kind, "size": "small", "filters": arch.filters, "blocks": arch.blocks}
 
@@ -119,7 +120,8 @@ def _train(args) -> int:
         raise CommandError(f"--hours must be positive, got {args.hours}: leave it out to train to --iterations")
     if args.eval_games and "," in str(args.out):
         raise CommandError(f"--out {args.out} has a comma, which agent specs cannot hold: choose another folder name")
-    target = args.iterations if args.iterations is not None else TABLE_A1[args.game]["iterations"]
+    table = TABLE_A1.get(games.base_name(args.game), {})  # none for a game without settings: _config refuses it
+    target = args.iterations if args.iterations is not None else table.get("iterations")
     command = "sparring " + " ".join(sys.argv[1:]) if sys.argv[1:] else "sparring train"
     with contextlib.ExitStack() as stack:
         spread, shares = None, 1
@@ -211,7 +213,7 @@ def add_commands(sub) -> None:
         "  sparring arena connect4 'az:net=runs/c4/net.pt' mcts1 --games 100",
         formatter_class=RAW,
     )
-    train.add_argument("game", choices=games.names(), metavar="GAME", help=f"one of {', '.join(games.names())}")
+    train.add_argument("game", type=game_name, metavar="GAME", help=GAME_HELP)
     train.add_argument("--out", required=True, type=Path, metavar="DIR", help="the run folder (created or resumed)")
     budget = train.add_mutually_exclusive_group()
     budget.add_argument("--iterations", type=int, metavar="N", help="train up to iteration N (Table A1's N_iter)")
