@@ -8,7 +8,8 @@ Measures, in one run, on one core:
 3. start-up before the first move, cold (empty numba cache) and warm (cached), in a fresh process;
 4. strength at equal simulations: our `mcts` against MCTSBot, seat-balanced.
 
-    .venv/bin/python -m benchmarks.search [--quick] [--seed 0] [--strength-games 40] [--json out.json]
+    .venv/bin/python -m benchmarks.search [--quick] [--games connect4,othello] [--seed 0] [--strength-games 40]
+        [--json out.json]
 """
 
 import argparse
@@ -20,7 +21,8 @@ import time
 
 from benchmarks.common import environment, finish, startup_times
 
-OPENSPIEL_NAMES = {"connect4": "connect_four", "othello": "othello"}
+OPENSPIEL_NAMES = {"connect4": "connect_four", "othello": "othello", "go9": "go(board_size=9)"}
+MID_GAME = {"connect4": 10, "othello": 20, "go9": 20}  # the plies to the mid-game position
 UCT_C = 2.0  # OpenSpiel's usual exploration constant for MCTSBot with +1/-1 returns
 
 
@@ -153,19 +155,27 @@ def main():
     )
     parser.add_argument("--match-games", type=int, default=10, help="games in each MCTS1-vs-MCTS2 match")
     parser.add_argument("--strength-games", type=int, default=40, help="games of ours against MCTSBot per game")
+    parser.add_argument(
+        "--games",
+        default="connect4,othello",
+        help=f"comma-separated, of {', '.join(OPENSPIEL_NAMES)} (connect4,othello)",
+    )
     parser.add_argument("--quick", action="store_true", help="small budgets, to check the script runs")
     parser.add_argument("--json", help="also write the results to this file")
     parser.add_argument("--startup-child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.startup_child:
         return startup_child(args.startup_child)
+    chosen = args.games.split(",")
+    if not set(chosen) <= set(OPENSPIEL_NAMES):
+        parser.error(f"--games takes {', '.join(OPENSPIEL_NAMES)}, comma-separated; got {args.games!r}")
     if args.quick:
         args.rounds, args.match_games, args.strength_games = 3, 2, 2
     results = {"environment": environment(args.seed), "simulations_per_s": [], "matches": {}, "strength": {}}
 
     print(f"{'game':<10}{'position':<10}{'agent':<22}{'sims':>7}{'ours/s':>11}{'OpenSpiel/s':>13}{'ratio':>8}")
-    for name in ("connect4", "othello"):
-        for label, plies in (("start", 0), ("mid-game", 10 if name == "connect4" else 20)):
+    for name in chosen:
+        for label, plies in (("start", 0), ("mid-game", MID_GAME[name])):
             state, reference = position(name, plies, args.seed)
             counts = (1000,) if args.quick else (1000, 10000)
             for sims in counts:
@@ -183,13 +193,14 @@ def main():
                     )
 
     print("\nMCTS1 vs MCTS2 match, games/s (one core):")
-    for name in ("connect4", "othello"):
+    for name in chosen:
         ours, theirs = match_rates(name, args.match_games, args.seed)
         results["matches"][name] = {"ours": ours, "openspiel": theirs, "ratio": ours / theirs}
         print(f"  {name:<10} ours {ours:8.2f}   OpenSpiel {theirs:8.2f}   {ours / theirs:6.1f}x")
 
     print("\nstrength at equal simulations: our mcts (C=0.5, N_open=5) vs MCTSBot (C=2, one rollout), our score:")
-    for name, sims in (("connect4", 300), ("othello", 300)):
+    for name in chosen:
+        sims = 300
         record = strength(name, sims, args.strength_games, args.seed)
         results["strength"][name] = {"simulations": sims, **record.to_dict()}
         low, high = record.score_interval()
