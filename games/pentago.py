@@ -9,13 +9,14 @@ top-right, bottom-right and bottom-left ones, direction 0 is counter-clockwise a
 are OpenSpiel's: column a-f, row 1-6 from the top, turn s-z ("a1s").
 Source of the rules: OpenSpiel's pentago (open_spiel/games/pentago), which tests/test_openspiel_diff.py
 plays against move for move. The GGP description (ggp-org/ggp-repository, games/pentago/pentago.kif), the
-kind SA-MCTS played, differs in three ways, and we follow OpenSpiel: placing and turning are two moves of
-the same player there (a search sees up to 36 then 8 choices, not 288); a five counts as soon as it stands,
-also right after the marble; and a full board ends the game before its last turn. Both agree that both
+kind SA-MCTS played, differs in three ways; `pentago` follows OpenSpiel, `pentago_ggp` (PentagoGGP) the
+kif: placing and turning are two moves of the same player there (a search sees up to 36 then 8 choices, not
+288); a five counts as soon as it stands, also right after the marble; and a full board ends the game before
+its last turn. Both agree that both
 fives at once are a draw and that a turn which completes only the opponent's five loses. The commercial
 rules, like GGP's, also win before the turn.
 Bitboards: bit row * 6 + column. State array: [player-0 marbles, player-1 marbles, player to move,
-status (games.kernels), plies].
+status (games.kernels), plies] (and pentago_ggp's: whether the marble is down).
 """
 
 import numpy as np
