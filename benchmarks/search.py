@@ -199,8 +199,8 @@ def main():
         print(f"  {name:<10} ours {ours:8.2f}   OpenSpiel {theirs:8.2f}   {ours / theirs:6.1f}x")
 
     print("\nstrength at equal simulations: our mcts (C=0.5, N_open=5) vs MCTSBot (C=2, one rollout), our score:")
+    sims = 300
     for name in chosen:
-        sims = 300
         record = strength(name, sims, args.strength_games, args.seed)
         results["strength"][name] = {"simulations": sims, **record.to_dict()}
         low, high = record.score_interval()

@@ -114,6 +114,19 @@ def five(b):
     return False
 
 
+@kernel(inline="always")
+def judge_fives(s):
+    """After a turn: fives of both colours draw, a five of one colour wins; whether the game ended so."""
+    won0, won1 = five(s[0]), five(s[1])
+    if won0 and won1:
+        s[3] = np.uint64(3)
+    elif won0:
+        s[3] = np.uint64(1)
+    elif won1:
+        s[3] = np.uint64(2)
+    return won0 or won1
+
+
 @kernel
 def apply(s, action):
     p = s[2]
@@ -126,14 +139,7 @@ def apply(s, action):
     s[2] = _U1 - p
     if s[4] < np.uint64(9):  # five marbles of one colour take nine plies
         return
-    won0, won1 = five(s[0]), five(s[1])
-    if won0 and won1:
-        s[3] = np.uint64(3)
-    elif won0:
-        s[3] = np.uint64(1)
-    elif won1:
-        s[3] = np.uint64(2)
-    elif s[4] == np.uint64(N * N):
+    if not judge_fives(s) and s[4] == np.uint64(N * N):
         s[3] = np.uint64(3)
 
 
@@ -183,13 +189,7 @@ def apply_ggp(s, action):
     s[1] = turned(s[1], quadrant, direction)
     s[5] = 0
     s[2] = _U1 - p
-    won0, won1 = five(s[0]), five(s[1])
-    if won0 and won1:
-        s[3] = np.uint64(3)
-    elif won0:
-        s[3] = np.uint64(1)
-    elif won1:
-        s[3] = np.uint64(2)
+    judge_fives(s)
 
 
 GGP_KERNELS = GameKernels(
