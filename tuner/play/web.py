@@ -381,7 +381,7 @@ def make_app(
 
                 def begin(o):
                     o.new_game(human_first=first)
-                    while not o.human_to_move:  # a game may give a player two moves in a row (pentago_ggp)
+                    while not (o.over or o.human_to_move):  # a player may move twice in a row (pentago_ggp)
                         o.reply()
 
                 attempt(opponent, begin)
