@@ -15,8 +15,10 @@ Points are named by column a-j without i and row 1-9 (row 1 at the bottom, as Op
 as stones are placed and captured, so that a legal move is found by shifts and a few chain lookups, never by
 flooding. State array: [moves played, passes in a row, player to move, status, ko point + 1 (0:
 none), the position's Zobrist hash, komi * 2, the black and the white stones (two words each: points 0-63, 64-80),
-the 81 points (0 empty, 1 black, 2 white), per stone the point naming its chain, per chain (at that point) its
-stones and its liberties (two words each), and a table of the hashes of every position so far (for superko)].
+each colour's atari points (the only liberty of one of its chains: they decide most moves into a point with no
+empty neighbour), the 81 points (0 empty, 1 black, 2 white), per stone the point naming its chain, per chain (at
+that point) its stones and its liberties (two words each), and a table of the hashes of every position so far (for
+superko)].
 """
 
 import numpy as np
@@ -33,7 +35,8 @@ LIMIT = 2 * POINTS  # OpenSpiel's default game length for a board of 9
 KOMI = 7.5
 MOVES, PASSES, KO, HASH, KOMI2 = 0, 1, 4, 5, 6
 BLACK = 7  # the black stones as a bitset of two words (points 0-63, then 64-80), then the white ones
-BOARD = BLACK + 4  # per point: 0 empty, 1 black, 2 white
+ATARI = BLACK + 4  # per colour (black, white), two words: the points that are the only liberty of a chain of it
+BOARD = ATARI + 4  # per point: 0 empty, 1 black, 2 white
 HEAD = BOARD + POINTS  # per stone: the point that names its chain
 STONES = HEAD + POINTS  # per chain (at its head): its stones and its liberties, each a bitset of two words
 LIBERTIES = STONES + 2 * POINTS
@@ -123,22 +126,30 @@ def _lives(s, p, me):
 
 @kernel
 def legal(s, out):
-    """Every empty point but the ko point where the stone would have a liberty, then the pass: the points next to an
-    empty one at once by shifts, the few others by their neighbouring chains' liberties."""
+    """Every empty point but the ko point where the stone would have a liberty, then the pass. By bitsets: a point
+    next to an empty one; one that takes an opposing chain's last liberty; one next to own chains none of which it
+    is the last liberty of. Only a point that is the last liberty of one own chain beside it and takes no opposing
+    chain's is looked at by its neighbours' chains."""
     me = s[2] + _U1
     e0, e1 = _empty(s)
     n0, n1 = _beside(e0, e1)
-    ok0, ok1 = e0 & n0, e1 & n1
-    crowded = e0 & ~n0
-    while crowded:
-        p = lowest_bit_index(crowded)
-        crowded &= crowded - _U1
+    ours = BLACK + 2 * (np.int64(me) - 1)
+    mine = ATARI + 2 * (np.int64(me) - 1)
+    theirs = ATARI + 2 * (2 - np.int64(me))
+    o0, o1 = _beside(s[ours], s[ours + 1])
+    crowded0, crowded1 = e0 & ~n0, e1 & ~n1
+    ok0 = e0 & (n0 | s[theirs] | (o0 & ~s[mine]))
+    ok1 = e1 & (n1 | s[theirs + 1] | (o1 & ~s[mine + 1]))
+    unsure = crowded0 & o0 & ~ok0  # with no own stone beside it and capturing nothing, a point is suicide
+    while unsure:
+        p = lowest_bit_index(unsure)
+        unsure &= unsure - _U1
         if _lives(s, p, me):
             ok0 |= _U1 << np.uint64(p)
-    crowded = e1 & ~n1
-    while crowded:
-        p = lowest_bit_index(crowded)
-        crowded &= crowded - _U1
+    unsure = crowded1 & o1 & ~ok1
+    while unsure:
+        p = lowest_bit_index(unsure)
+        unsure &= unsure - _U1
         if _lives(s, p + 64, me):
             ok1 |= _U1 << np.uint64(p)
     if s[KO] != _ZERO:
@@ -261,8 +272,32 @@ def _place(s, p, me, own0, own1):
     s[LIBERTIES + 2 * head + 1] = l1 & ~b1
 
 
+@kernel(inline="always")
+def _recheck(s, mine, me, x0, x1):
+    """Keep in the mover's atari points (at `mine`) only those of bitset x that still are: the only liberty of a
+    chain of colour `me` beside them. (No array-taking helper inside: numba would count `s` in and out around it.)"""
+    for w in range(2):
+        x = x0 if w == 0 else x1
+        while x:
+            i = lowest_bit_index(x)
+            x &= x - _U1
+            p = i + 64 * w
+            b0, b1 = _bit(p)
+            found = False
+            for k in range(4):
+                q = NEIGHBOURS[p, k]
+                if q >= 0 and s[BOARD + q] == me:
+                    h = np.int64(s[HEAD + q])
+                    found |= s[LIBERTIES + 2 * h] == b0 and s[LIBERTIES + 2 * h + 1] == b1
+            if not found:
+                s[mine + w] &= ~(_U1 << np.uint64(i))
+
+
 @kernel
 def apply(s, action):
+    """Play `action`. Atari points change only around the move: an opposing chain beside it may be left one
+    liberty, the mover's merged chain may have one, and an own chain that gains liberties (by the merge or by
+    captures) leaves its old one (kept if another own chain is in atari there)."""
     me = s[2] + _U1
     s[MOVES] += _U1
     s[2] = _U1 - s[2]
@@ -275,6 +310,7 @@ def apply(s, action):
         near0, near1 = NEXT_TO[action, 0], NEXT_TO[action, 1]
         theirs = BLACK + 2 * (2 - np.int64(me))
         ours = BLACK + 2 * (np.int64(me) - 1)
+        mine, their_atari = ATARI + 2 * (np.int64(me) - 1), ATARI + 2 * (2 - np.int64(me))
         opp0, opp1 = near0 & s[theirs], near1 & s[theirs + 1]
         own0, own1 = near0 & s[ours], near1 & s[ours + 1]
         eye = opp0 == near0 and opp1 == near1  # the stone goes where only the opponent's stones border
@@ -287,12 +323,29 @@ def apply(s, action):
                 if s[BOARD + q] == _ZERO:  # taken with a chain already captured from another side
                     continue
                 h = np.int64(s[HEAD + q])
-                s[LIBERTIES + 2 * h] &= ~b0
-                s[LIBERTIES + 2 * h + 1] &= ~b1
-                if s[LIBERTIES + 2 * h] == _ZERO and s[LIBERTIES + 2 * h + 1] == _ZERO:
+                l0 = s[LIBERTIES + 2 * h] & ~b0
+                l1 = s[LIBERTIES + 2 * h + 1] & ~b1
+                s[LIBERTIES + 2 * h] = l0
+                s[LIBERTIES + 2 * h + 1] = l1
+                if l0 == _ZERO and l1 == _ZERO:
                     captured += _capture(s, h, me)
                     last = q
+                elif popcount(l0) + popcount(l1) == _U1:
+                    s[their_atari] |= l0
+                    s[their_atari + 1] |= l1
         _place(s, action, me, own0, own1)
+        s[mine] &= ~b0
+        s[mine + 1] &= ~b1
+        s[their_atari] &= ~b0
+        s[their_atari + 1] &= ~b1
+        head = np.int64(s[HEAD + action])
+        l0, l1 = s[LIBERTIES + 2 * head], s[LIBERTIES + 2 * head + 1]
+        if popcount(l0) + popcount(l1) == _U1:
+            s[mine] |= l0
+            s[mine + 1] |= l1
+        if captured:  # own chains beside the captured stones gained liberties: any atari point may have gone
+            l0, l1 = ~_ZERO, ~_ZERO
+        _recheck(s, mine, me, s[mine] & l0, s[mine + 1] & l1)  # else only the merged chains' old ones
         if eye and captured == _U1:
             s[KO] = last + 1
         slot = s[HASH] & np.uint64(SLOTS - 1)  # OpenSpiel's superko: a position seen before ends the game, drawn

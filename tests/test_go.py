@@ -45,6 +45,50 @@ def test_random_games_follow_openspiel_move_for_move():
     assert ends == {"superko", "limit", "two passes"} and kos > 100
 
 
+def _bits(words) -> set:
+    return {w * 64 + i for w, word in enumerate(words) for i in range(64) if int(word) >> i & 1}
+
+
+def test_chain_records_and_atari_points_match_a_flood_fill_at_every_move():
+    """The kernels' incremental records (each chain's stones and liberties, each colour's atari points) against
+    chains found afresh by flooding the board, at every move of 30 random games (160 captures)."""
+    from games.go import ATARI, BOARD, HEAD, LIBERTIES, NEIGHBOURS, STONES
+
+    rng = random.Random(1)
+    captures = ataris = 0
+    for _ in range(30):
+        state = GO.new_initial_state()
+        while not state.is_terminal():
+            stones_before = np.count_nonzero(state.array[BOARD : BOARD + 81])
+            state.apply_action(rng.choice(state.legal_actions()))
+            s = state.array
+            board = [int(x) for x in s[BOARD : BOARD + 81]]
+            captures += np.count_nonzero(board) < stones_before
+            atari = {1: set(), 2: set()}
+            seen = set()
+            for p in range(81):
+                if board[p] == 0 or p in seen:
+                    continue
+                chain, todo = {p}, [p]
+                while todo:
+                    for q in NEIGHBOURS[todo.pop()]:
+                        if q >= 0 and board[q] == board[p] and q not in chain:
+                            chain.add(q)
+                            todo.append(q)
+                liberties = {q for c in chain for q in NEIGHBOURS[c] if q >= 0 and board[q] == 0}
+                seen |= chain
+                head = int(s[HEAD + p])
+                assert all(int(s[HEAD + c]) == head for c in chain)
+                assert _bits(s[STONES + 2 * head : STONES + 2 * head + 2]) == chain
+                assert _bits(s[LIBERTIES + 2 * head : LIBERTIES + 2 * head + 2]) == liberties
+                if len(liberties) == 1:
+                    atari[board[p]] |= liberties
+            for colour in (1, 2):
+                assert _bits(s[ATARI + 2 * (colour - 1) : ATARI + 2 * colour]) == atari[colour]
+                ataris += len(atari[colour])
+    assert captures > 100 and ataris > 1000
+
+
 def test_a_chain_without_liberties_is_captured_and_suicide_is_illegal():
     # black surrounds white's e5 on three sides (white plays elsewhere); f5 takes its last liberty
     state = play("e4 e5 d5 a9 e6 a8 f5")
