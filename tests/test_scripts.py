@@ -52,6 +52,10 @@ SCRIPTS = [
     ),
     ("experiments.judge_noise", ["--games", "1", "--out", "{tmp}"]),
     (
+        "experiments.dropout_damage",
+        ["--opponents", "random", "--games", "2", "--positions", "8", "--draws", "1", "--out", "{tmp}"],
+    ),
+    (
         "experiments.dda_reward",
         ["--seeds", "1", "--games", "2", "--pulls", "0.2", "--steps", "0.05", "--noises", "0", "--out", "{tmp}"],
     ),
@@ -156,6 +160,21 @@ def test_alphadda_tables_as_the_authors_ran_them(monkeypatch):
         else:
             assert all(v == [] for v in nh.values()) and specs["mcts3"] == "mcts3"
         assert specs["minimax1"] == "minimax1" and "uct" not in specs["az"]
+
+
+def test_dropout_drive_shares_by_hand():
+    """AlphaDDA2's P_drop over its moves: shares clean / in between / at P_max, means, first moves, thirds."""
+    from experiments.dropout_damage import drive
+
+    records = [
+        {"seat": 0, "outcome": 1.0, "moves": [(0, 0.5, 0.95), (2, 0.1, 0.0), (4, 0.25, 0.5)]},
+        {"seat": 0, "outcome": -1.0, "moves": [(0, 0.3, 0.95)]},
+    ]
+    d = drive(records, 0.95)
+    assert (d["games"], d["moves"], d["score"]) == (2, 4, 0.5)
+    assert (d["clean"], d["between"], d["at_p_max"]) == (0.25, 0.25, 0.5)
+    assert math.isclose(d["mean_p_drop"], 0.6) and math.isclose(d["mean_value"], 0.2875)
+    assert d["first_move_p_drop"] == 0.95 and d["at_p_max_by_third"] == [1.0, 0.0, 0.0]
 
 
 def test_the_paper_tables_read_as_printed():

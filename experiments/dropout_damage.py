@@ -1,0 +1,230 @@
+"""Why AlphaDDA2 plays weaker than the paper's (issue 34, item 3): where its dropout probability sits during games,
+and how much dropout damages the shipped net's outputs.
+
+AlphaDDA2 [AlphaDDA eqs. 4-5] damages its net's heads with dropout P_drop = A_drop (v̄ c + P_drop0), clipped to
+[0, P_max], v̄ c the clean net's mean value over the last N_h positions from its own view. Table 2's constants were
+grid-searched for the paper's net; ours reads another net's values. Two measurements, in one seeded run:
+
+1. Games: AlphaDDA2 at Table 2's constants (eps 0.2, as the authors' test games) against opponents of Tables 5-13,
+   both seats. At each of its moves, v̄ c and P_drop: how often it plays clean, in between, and at P_max, by seat
+   and by stage of the game; and its score.
+2. Damage: the positions of those games (both players' turns, sampled), evaluated clean and at each dropout
+   probability with several dropout draws: the value's mean absolute change, how often a clear value (|v| >= 0.2)
+   changes sign, how often the policy's first choice stays, and the policy's total variation from the clean one
+   (the first-choice agreement of a uniform policy given beside it).
+
+    .venv/bin/python -m experiments.dropout_damage [--game connect4] [--opponents minimax1,mcts1] [--games 20]
+        [--positions 400] [--draws 4] [--keys nh=2,a_drop=10,p_drop0=-0.4] [--seed 0]
+        [--out experiments/results/alphadda]
+
+`--keys` sets AlphaDDA2's constants (Table 2's by default), for instance at the point a grid search over our own
+net recommends (studies/alphadda2-grid-connect4); the results' names then carry them.
+"""
+
+import argparse
+import json
+import os
+import sys
+
+import numpy as np
+from tqdm import tqdm
+
+import games
+from benchmarks.common import environment
+from experiments.alphadda import TEST_EPS, az
+from games.rng import derive_seeds
+from nets.shipped import make_evaluator
+from search.alphadda import TABLE_2
+from search.evaluator import MAX_DROPOUT
+from tuner.agents import make_agent
+from tuner.match.arena import game_seeds
+
+PROBABILITIES = (0.1, 0.2, 0.4, 0.6, 0.8, 0.9, MAX_DROPOUT)
+STAGES = 3  # the game's moves in thirds, by AlphaDDA2's own move count
+
+
+def play(game, spec, opponent, n_games, seed):
+    """n_games games of `spec` against `opponent`, seats alternating; per game AlphaDDA2's seat, its outcome
+    (+1 / 0 / -1) and per move of its (ply, v̄ c, P_drop), with every position of the game."""
+    a = make_agent(game.name, spec, seed=seed)
+    b = make_agent(game.name, opponent, seed=seed + 1)
+    out = []
+    for index in range(n_games):
+        seeds, seat = game_seeds(seed, index), index % 2
+        a.new_game(seeds[0], seat=seat)
+        b.new_game(seeds[1], seat=1 - seat)
+        state, moves, positions = game.new_initial_state(), [], []
+        while not state.is_terminal():
+            positions.append(state.clone())
+            mover = a if state.current_player() == seat else b
+            action = mover.select_action(state)
+            if mover is a:
+                moves.append((len(state.history()), a.adjuster.mean, a.strength()["dropout"]))
+            a.observe(state, action)
+            b.observe(state, action)
+            state.apply_action(action)
+        returns = state.returns()
+        a.game_over(returns)
+        b.game_over(returns)
+        out.append({"seat": seat, "outcome": float(np.sign(returns[seat])), "moves": moves, "positions": positions})
+    return out
+
+
+def drive(records, p_max):
+    """Where P_drop sat over AlphaDDA2's moves: shares at 0, in between and at P_max, mean v̄ c and P_drop, the
+    share at P_max in each third of its moves, its score."""
+    drops = np.array([p for r in records for _, _, p in r["moves"]])
+    values = np.array([v for r in records for _, v, _ in r["moves"]])
+    by_stage = [[] for _ in range(STAGES)]
+    for r in records:
+        k = len(r["moves"])
+        for i, (_, _, p) in enumerate(r["moves"]):
+            by_stage[min(STAGES - 1, i * STAGES // k)].append(p >= p_max)
+    score = np.mean([(r["outcome"] + 1) / 2 for r in records])
+    return {
+        "games": len(records),
+        "score": float(score),
+        "moves": int(drops.size),
+        "clean": float(np.mean(drops == 0)),
+        "between": float(np.mean((drops > 0) & (drops < p_max))),
+        "at_p_max": float(np.mean(drops >= p_max)),
+        "mean_p_drop": float(drops.mean()),
+        "mean_value": float(values.mean()),
+        "first_move_p_drop": float(np.mean([r["moves"][0][2] for r in records])),
+        "at_p_max_by_third": [float(np.mean(s)) if s else None for s in by_stage],
+    }
+
+
+def damage(game, positions, draws, seed):
+    """Per dropout probability, the changes in the net's value and policy from the clean net's over `positions`,
+    each evaluated `draws` times with its own dropout keys."""
+    evaluator = make_evaluator(None, game, device="cpu")
+    batch = evaluator.new_batch(game, len(positions))
+    for row, position in enumerate(positions):
+        batch.put(row, position)
+    n = len(positions)
+    evaluator.evaluate(batch, n)
+    clean_v, clean_p = batch.values[:n].copy(), batch.priors[:n].copy()
+    clear = np.abs(clean_v) >= 0.2
+    legal_counts = batch.legal[:n].sum(axis=1)
+    out = {"positions": n, "clear_values": int(clear.sum()), "uniform_first_choice": float(np.mean(1 / legal_counts))}
+    for p in PROBABILITIES:
+        rows = {"value_abs_change": [], "clear_sign_kept": [], "first_choice_kept": [], "policy_tv": []}
+        for key in derive_seeds(seed, int(p * 100), count=draws, bits=32):
+            batch.dropout[:n] = p
+            batch.keys[:n] = np.arange(n, dtype=np.uint64) + np.uint64(key)
+            evaluator.evaluate(batch, n)
+            v, pr = batch.values[:n], batch.priors[:n]
+            rows["value_abs_change"].append(np.mean(np.abs(v - clean_v)))
+            rows["clear_sign_kept"].append(np.mean(np.sign(v[clear]) == np.sign(clean_v[clear])))
+            rows["first_choice_kept"].append(np.mean(pr.argmax(axis=1) == clean_p.argmax(axis=1)))
+            rows["policy_tv"].append(np.mean(0.5 * np.abs(pr - clean_p).sum(axis=1)))
+        out[str(p)] = {k: float(np.mean(v)) for k, v in rows.items()}
+    batch.dropout[:n] = 0.0
+    return out
+
+
+def report(result) -> str:
+    g = result["game"]
+    lines = [
+        f"# AlphaDDA2's dropout in play and the damage it does, {g} (issue 34, item 3)",
+        "",
+        f"`{result['command']}`; AlphaDDA2 as `{result['spec']}` (Table 2's constants where it names none). "
+        f"{result['note']}",
+        "",
+        f"The clean net's value of the start position, first player's view: {result['start_value']:+.2f}.",
+        "",
+        "## Where P_drop sat, per opponent and AlphaDDA2's seat",
+        "",
+        "| opponent | seat | games | AlphaDDA2's score | its moves | clean | in between | at P_max | mean v̄ c "
+        "| P_drop at its first move | at P_max by third of its moves |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for row in result["drive"]:
+        d = row["stats"]
+        thirds = " / ".join("-" if x is None else f"{x:.2f}" for x in d["at_p_max_by_third"])
+        lines.append(
+            f"| {row['opponent']} | {row['seat']} | {d['games']} | {d['score']:.2f} | {d['moves']} | {d['clean']:.2f} "
+            f"| {d['between']:.2f} | {d['at_p_max']:.2f} | {d['mean_value']:+.2f} | {d['first_move_p_drop']:.2f} "
+            f"| {thirds} |"
+        )
+    dmg = result["damage"]
+    lines += [
+        "",
+        f"## Damage: {dmg['positions']} positions of those games, {result['draws']} dropout draws each",
+        "",
+        f"Uniform policy's first-choice agreement with the clean net's: {dmg['uniform_first_choice']:.2f}; clear "
+        f"values (|v| >= 0.2): {dmg['clear_values']}.",
+        "",
+        "| P_drop | value's mean abs change | clear values keeping their sign | policy's first choice kept "
+        "| policy total variation |",
+        "|---|---|---|---|---|",
+    ]
+    for p in PROBABILITIES:
+        d = dmg[str(p)]
+        lines.append(
+            f"| {p} | {d['value_abs_change']:.3f} | {d['clear_sign_kept']:.2f} | {d['first_choice_kept']:.2f} "
+            f"| {d['policy_tv']:.3f} |"
+        )
+    env = result["environment"]
+    lines += ["", f"seed {env['seed']}, commit {env['commit']}, {env['date']}."]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--game", default="connect4", choices=sorted(TABLE_2))
+    parser.add_argument("--opponents", default="minimax1,mcts1", help="comma-separated agent specs")
+    parser.add_argument("--games", type=int, default=20, help="games per opponent, seats alternating")
+    parser.add_argument("--positions", type=int, default=400, help="positions sampled for the damage measure")
+    parser.add_argument("--draws", type=int, default=4, help="dropout draws per position and probability")
+    parser.add_argument("--keys", default="", help="AlphaDDA2's constants instead of Table 2's: nh=..,a_drop=..")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", default="experiments/results/alphadda", help="folder for the .json and .md")
+    args = parser.parse_args()
+    if args.game == "othello":
+        parser.error("8x8 Othello has no shipped net yet (issue 34, item 2): give connect4 or othello6")
+    if args.games < 2 or args.games % 2:
+        parser.error(f"--games must be even and at least 2 (seats alternate), got {args.games}")
+    os.makedirs(args.out, exist_ok=True)
+    game = games.load(args.game)
+    keys = dict(pair.split("=", 1) for pair in args.keys.split(",") if pair)
+    unknown = set(keys) - set(TABLE_2[args.game])
+    if unknown:
+        parser.error(f"--keys takes {', '.join(TABLE_2[args.game])}; got {', '.join(sorted(unknown))}")
+    spec = az(args.game, dda="alphadda2", eps=TEST_EPS, **keys)  # Table 2's constants unless --keys
+    opponents = [o for o in args.opponents.split(",") if o]
+    rng = np.random.default_rng(args.seed)
+    drive_rows, positions = [], []
+    for m, opponent in enumerate(tqdm(opponents, desc="matches", file=sys.stderr)):
+        records = play(game, spec, opponent, args.games, args.seed + m)
+        for seat in (0, 1):
+            mine = [r for r in records if r["seat"] == seat]
+            drive_rows.append({"opponent": opponent, "seat": seat, "stats": drive(mine, TABLE_2[args.game]["p_max"])})
+        positions += [p for r in records for p in r["positions"]]
+    sample = [positions[i] for i in sorted(rng.choice(len(positions), min(args.positions, len(positions)), False))]
+    evaluator = make_evaluator(None, game, device="cpu")
+    start = evaluator.new_batch(game, 1)
+    start.put(0, game.new_initial_state())
+    evaluator.evaluate(start, 1)
+    result = {
+        "game": args.game,
+        "command": "python -m experiments.dropout_damage " + " ".join(sys.argv[1:]),
+        "spec": spec,
+        "note": f"{args.games} games per opponent, seats alternating; seat 0: AlphaDDA2 moved first.",
+        "draws": args.draws,
+        "start_value": float(start.values[0]),
+        "drive": drive_rows,
+        "damage": damage(game, sample, args.draws, args.seed),
+        "environment": environment(args.seed),
+    }
+    base = os.path.join(args.out, f"dropout-{args.game}" + "".join(f"-{k}{v}" for k, v in keys.items()))
+    with open(base + ".json", "w") as f:
+        json.dump(result, f, indent=1)
+    with open(base + ".md", "w") as f:
+        f.write(report(result))
+    print(report(result))
+
+
+if __name__ == "__main__":
+    main()
