@@ -9,6 +9,12 @@ are waiting on go to the network in one batch (DESIGN section 8). Each move:
 
 and when a game ends every recorded position gets the result for the player who was to move there
 (+1 win, 0 draw, -1 loss): eq. (10)'s c_win on our planes, which are from the mover's view.
+
+Playout cap randomization (ours, after KataGo; off unless `cap_fast` is set): each move is a full search of N_sim
+simulations with probability `cap_share`, else a fast one of `cap_fast`, and only the full searches' positions are
+recorded. The fast moves still play the game out, so an iteration's compute buys more games (more outcomes for the
+value head) at the same number of policy targets per full search. Its draws come from a stream of their own, so a
+`cap_share` of 1 plays the games of a run without it.
 `augment` multiplies the examples by the game's board symmetries (Connect4 2, the Othellos 8).
 
 Game i draws its search and its move choices from (seed, i) alone, so an iteration's games can be
@@ -25,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from games import load as load_game
-from games.rng import derive_seeds, make_rng
+from games.rng import derive_seeds, make_rng, uniform
 from search.move_choice import choose_by_temperature, choose_move
 from search.puct import PUCT, Request
 
@@ -45,7 +51,8 @@ class Examples:
 @dataclass(frozen=True)
 class SelfPlayStats:
     games: int
-    positions: int  # before augmentation
+    positions: int  # recorded, before augmentation
+    moves: int  # played (the positions recorded and, with a playout cap, the fast moves)
     first_wins: int
     draws: int
     simulations: int
@@ -65,6 +72,8 @@ def self_play(
     noise: float = 0.0,
     alpha: float = 0.3,
     leaves: int = 1,
+    cap_fast: int = 0,
+    cap_share: float = 0.25,
     indices=None,
 ) -> tuple[Examples, SelfPlayStats]:
     """Play `games` games of the net against itself, all in lock-step; return their positions and targets.
@@ -75,6 +84,7 @@ def self_play(
         c_puct, t_opening, tau, eps: Table A1's C_puct, T_opening, tau and epsilon (module docstring).
         noise, alpha: AlphaZero's Dirichlet noise at the root (0: none, as the authors' code).
         leaves: descents per tree and step with virtual loss (1: the sequential search).
+        cap_fast, cap_share: playout cap randomization (module docstring); cap_fast 0: every move a full search.
         indices: play only these of the `games` games (a share, module docstring); None: all of them.
     Returns:
         the examples in game order (each game's positions in play order), and counts.
@@ -85,6 +95,7 @@ def self_play(
     search_seed, choice_seed = derive_seeds(seed, count=2, bits=64)
     search_seeds = derive_seeds(search_seed, count=games, bits=64)  # game i's: as PUCT(seed=search_seed) seeds row i
     choice_seeds = derive_seeds(choice_seed, count=games, bits=64)
+    cap_seeds = derive_seeds(seed, 1, count=games, bits=64)  # a stream apart: the other seeds stay as they were
     rows = len(indices)
     puct = PUCT(
         game,
@@ -99,20 +110,24 @@ def self_play(
     for row, i in enumerate(indices):
         puct.reset(row, seed=search_seeds[i])
     rngs = [make_rng(choice_seeds[i]) for i in indices]
+    caps = [make_rng(cap_seeds[i]) for i in indices]
     states = [game.new_initial_state() for _ in range(rows)]
     a = game.num_distinct_actions()
     planes, policy, movers = ([[] for _ in range(rows)] for _ in range(3))
-    active, sims = list(range(rows)), 0
+    active, sims, moves = list(range(rows)), 0, 0
     while active:
-        results = puct.search([Request(i, states[i], simulations) for i in active])
+        full = {i: cap_fast == 0 or uniform(caps[i]) < cap_share for i in active}
+        results = puct.search([Request(i, states[i], simulations if full[i] else cap_fast) for i in active])
         for i, r in zip(active, results):
             state = states[i]
-            pi = np.zeros(a, dtype=np.float32)
-            pi[r.actions] = r.visits / r.visits.sum()
-            planes[i].append(state.encode().astype(np.uint8))
-            policy[i].append(pi)
-            movers[i].append(state.current_player())
+            if full[i]:
+                pi = np.zeros(a, dtype=np.float32)
+                pi[r.actions] = r.visits / r.visits.sum()
+                planes[i].append(state.encode().astype(np.uint8))
+                policy[i].append(pi)
+                movers[i].append(state.current_player())
             sims += r.simulations
+            moves += 1
             if len(state.history()) < t_opening:
                 action = choose_by_temperature(r.actions, r.visits, tau, rngs[i])
             else:
@@ -125,10 +140,13 @@ def self_play(
         values.append(np.array([returns[m] for m in movers[i]], dtype=np.float32))
         first_wins += returns[0] > 0
         draws += returns[0] == 0
-    examples = Examples(
-        np.stack([p for g in planes for p in g]), np.stack([p for g in policy for p in g]), np.concatenate(values)
+    h, w = game.board_shape
+    examples = Examples(  # shaped also when no move was a full search
+        np.array([p for g in planes for p in g], dtype=np.uint8).reshape(-1, 3, h, w),
+        np.array([p for g in policy for p in g], dtype=np.float32).reshape(-1, a),
+        np.concatenate(values),
     )
-    return examples, SelfPlayStats(rows, len(examples), int(first_wins), int(draws), sims)
+    return examples, SelfPlayStats(rows, len(examples), moves, int(first_wins), int(draws), sims)
 
 
 def play_share(model, indices: list[int], chunk: int, settings: dict) -> tuple[Examples, SelfPlayStats]:

@@ -90,6 +90,8 @@ class TrainConfig:
     noise: float = 0.0  # AlphaZero's Dirichlet noise weight at the root (not in the paper)
     alpha: float = 0.3
     leaves: int = 1  # descents per tree and step, virtual loss (1: the paper's sequential search)
+    cap_fast: int = 0  # playout cap randomization (nets.selfplay): a fast search's simulations, 0: off (the paper)
+    cap_share: float = 0.25  # with it, the share of moves that are full searches, the only ones recorded
     chunk: int | None = None  # self-play's forwards in fixed chunks of rows (a run spread over a cluster), else whole
     queue: int = 20000  # N_queue
     epochs: int = 1
@@ -140,6 +142,13 @@ class TrainConfig:
             raise ValueError(f"chunk must be at least 1 row, or left out, got {self.chunk}")
         if self.eval_every < 0:
             raise ValueError(f"eval_every must be 0 (never) or more, got {self.eval_every}")
+        if self.cap_fast and not 2 <= self.cap_fast < self.simulations:
+            raise ValueError(
+                f"cap_fast (a fast search's simulations) must be 0 (off) or from 2 to below simulations "
+                f"({self.simulations}), got {self.cap_fast}"
+            )
+        if not 0.0 < self.cap_share <= 1.0:
+            raise ValueError(f"cap_share (the share of full searches) must lie in (0, 1], got {self.cap_share}")
 
     def net_overrides(self) -> dict:
         return {k: v for k, v in (("filters", self.filters), ("blocks", self.blocks)) if v is not None}
@@ -318,7 +327,12 @@ class Run:
                 stored = json.loads(path.read_text())
             except (OSError, ValueError) as e:
                 raise RunError(f"{path} is unreadable ({e}); restore it or start a new run with another --out") from e
-            changed = [f"{k} {stored.get(k)!r} -> {v!r}" for k, v in wanted.items() if stored.get(k) != v]
+            defaults = {f.name: f.default for f in dataclasses.fields(TrainConfig)}  # a run from before a setting
+            changed = [
+                f"{k} {stored.get(k, defaults[k])!r} -> {v!r}"
+                for k, v in wanted.items()
+                if stored.get(k, defaults[k]) != v
+            ]
             if changed:
                 raise RunError(
                     f"{self.folder} holds a run with other settings ({'; '.join(changed)}): "
@@ -414,6 +428,7 @@ class Run:
         play_seed, learn_seed = derive_seeds(c.seed, i, count=2, bits=64)
         start = time.perf_counter()
         names = ("games", "simulations", "c_puct", "t_opening", "tau", "eps", "noise", "alpha", "leaves")
+        names += ("cap_fast", "cap_share")
         settings = {**{k: getattr(c, k) for k in names}, "seed": play_seed}
         if self.spread is None:
             examples, stats = self_play(self.game, self.evaluator, **settings)
@@ -440,6 +455,7 @@ class Run:
             "seed": play_seed,  # the iteration's games replay from it (nets.selfplay.self_play)
             "games": stats.games,
             "positions": stats.positions,
+            "moves": stats.moves,
             "first_wins": stats.first_wins,
             "draws": stats.draws,
             "queue": self.queue.size,

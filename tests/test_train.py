@@ -50,6 +50,22 @@ def test_self_play_values_are_each_games_result_for_the_player_to_move():
     assert not np.any(legal & (full == 1))
 
 
+def test_a_playout_cap_records_only_the_full_searches():
+    """Playout cap randomization: a move is a full search (N_sim) with probability cap_share, else a fast one of
+    cap_fast, and only full searches are recorded; its draws have a stream of their own, so cap_share 1 plays the
+    games of a run without it."""
+    settings = dict(games=6, simulations=30, seed=3)
+    plain, plain_stats = self_play(C4, UniformEvaluator("playout", seed=1), **settings)
+    every, every_stats = self_play(C4, UniformEvaluator("playout", seed=1), cap_fast=4, cap_share=1.0, **settings)
+    assert every_stats == plain_stats and plain_stats.moves == plain_stats.positions
+    assert all(np.array_equal(getattr(plain, f), getattr(every, f)) for f in ("planes", "policy", "value"))
+    capped, stats = self_play(C4, UniformEvaluator("playout", seed=1), cap_fast=4, cap_share=0.3, **settings)
+    assert 0.15 < stats.positions / stats.moves < 0.45 and len(capped) == stats.positions
+    # every search runs its budget, so this pins the recorded positions to the full searches
+    assert stats.simulations == 30 * stats.positions + 4 * (stats.moves - stats.positions)
+    assert np.allclose(capped.policy.sum(axis=1), 1.0) and set(np.unique(capped.value)) <= {-1.0, 0.0, 1.0}
+
+
 def test_an_iterations_games_split_by_index_and_joined_are_the_games_played_at_once():
     """Each game's streams come from its index, not its row: shares [0, 1], [2] and [3, 4] played apart (by
     self_play or by play_share, as a cluster's worker does) and joined equal the five games played together with
@@ -362,6 +378,20 @@ def test_a_changed_configuration_is_refused_in_one_line(tmp_path, capsys):
     assert _weights(out)["iteration"] == 2
 
 
+def test_a_run_from_before_a_setting_existed_resumes_with_its_default(tmp_path):
+    """A run folder whose config.json predates a setting reads it as the setting's default (the playout cap: off),
+    and still refuses a run that changes it."""
+    config = TrainConfig.for_game("connect4", **TINY)
+    Run(tmp_path / "r", config, device="cpu").close()
+    path = tmp_path / "r" / "config.json"
+    stored = json.loads(path.read_text())
+    del stored["cap_fast"], stored["cap_share"]
+    path.write_text(json.dumps(stored))
+    Run(tmp_path / "r", config, device="cpu").close()
+    with pytest.raises(ValueError, match="cap_fast 0 -> 4"):
+        Run(tmp_path / "r", TrainConfig.for_game("connect4", **TINY, cap_fast=4), device="cpu")
+
+
 @pytest.mark.slow
 def test_yardsticks_and_report(tmp_path):
     assert (
@@ -402,6 +432,9 @@ def test_yardsticks_and_report(tmp_path):
 def test_bad_settings_are_one_line_errors(tmp_path, capsys):
     with pytest.raises(ValueError, match="eps must lie in"):
         TrainConfig.for_game("connect4", eps=1.5).check()
+    for keys in ({"cap_fast": 1}, {"cap_fast": 200}, {"cap_fast": 20, "cap_share": 0.0}):
+        with pytest.raises(ValueError, match="cap_"):
+            TrainConfig.for_game("connect4", **keys).check()
     assert main(["train", "connect4", "--out", str(tmp_path / "x"), "--size", "huge"]) == 2
     assert "unknown network size 'huge'" in capsys.readouterr().err
     assert not (tmp_path / "x").exists()

@@ -31,6 +31,13 @@ _SETTINGS = {
     "--noise": ("noise", float, "AlphaZero's Dirichlet noise weight at the root (0: off, as the paper)"),
     "--alpha": ("alpha", float, "Dirichlet concentration (0.3)"),
     "--leaves": ("leaves", int, "descents per tree and step with virtual loss (1: the paper's search)"),
+    "--cap-fast": (
+        "cap_fast",
+        int,
+        "playout cap randomization: a move is a fast search of CAP_FAST simulations unless drawn as a full one, "
+        "and only full searches are recorded (0: off, every move a full search, as the paper)",
+    ),
+    "--cap-share": ("cap_share", float, "with --cap-fast, the share of moves that are full searches (0.25)"),
     "--chunk": (
         "chunk",
         int,
