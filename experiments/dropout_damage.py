@@ -193,6 +193,7 @@ def main() -> None:
     if unknown:
         parser.error(f"--keys takes {', '.join(TABLE_2[args.game])}; got {', '.join(sorted(unknown))}")
     spec = az(args.game, dda="alphadda2", eps=TEST_EPS, **keys)  # Table 2's constants unless --keys
+    p_max = float({**TABLE_2[args.game], **keys}["p_max"])
     opponents = [o for o in args.opponents.split(",") if o]
     rng = np.random.default_rng(args.seed)
     drive_rows, positions = [], []
@@ -200,7 +201,7 @@ def main() -> None:
         records = play(game, spec, opponent, args.games, args.seed + m)
         for seat in (0, 1):
             mine = [r for r in records if r["seat"] == seat]
-            drive_rows.append({"opponent": opponent, "seat": seat, "stats": drive(mine, TABLE_2[args.game]["p_max"])})
+            drive_rows.append({"opponent": opponent, "seat": seat, "stats": drive(mine, p_max)})
         positions += [p for r in records for p in r["positions"]]
     sample = [positions[i] for i in sorted(rng.choice(len(positions), min(args.positions, len(positions)), False))]
     evaluator = make_evaluator(None, game, device="cpu")

@@ -12,9 +12,12 @@ and when a game ends every recorded position gets the result for the player who 
 
 Playout cap randomization (ours, after KataGo; off unless `cap_fast` is set): each move is a full search of N_sim
 simulations with probability `cap_share`, else a fast one of `cap_fast`, and only the full searches' positions are
-recorded. The fast moves still play the game out, so an iteration's compute buys more games (more outcomes for the
-value head) at the same number of policy targets per full search. Its draws come from a stream of their own, so a
-`cap_share` of 1 plays the games of a run without it.
+recorded. The fast moves still play the game out, so the same simulations play more games (more outcomes for the
+value head). Its draws come from a stream of their own, so a `cap_share` of 1 plays the games of a run without it.
+Unlike KataGo's, the fast searches keep the root's exploration (eps, noise) and the opening temperature, which on a
+few visits makes opening moves nearly uniform: the recorded positions' outcomes follow weaker play than the full
+searches'. And the games move in lock-step, so a move waits for the largest search among them (docs: the measured
+gain).
 `augment` multiplies the examples by the game's board symmetries (Connect4 2, the Othellos 8).
 
 Game i draws its search and its move choices from (seed, i) alone, so an iteration's games can be
@@ -89,6 +92,10 @@ def self_play(
     Returns:
         the examples in game order (each game's positions in play order), and counts.
     """
+    if cap_fast and not (2 <= cap_fast <= simulations and 0.0 < cap_share <= 1.0):
+        raise ValueError(
+            f"a playout cap needs 2 <= cap_fast <= simulations and cap_share in (0, 1], got {cap_fast}, {cap_share}"
+        )
     indices = list(range(games)) if indices is None else [int(i) for i in indices]
     if not indices or sorted(set(indices)) != indices or not 0 <= indices[0] <= indices[-1] < games:
         raise ValueError(f"indices must be increasing game indices in [0, {games}), got {indices}")

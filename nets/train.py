@@ -72,6 +72,10 @@ TABLE_A1["chinook"] = TABLE_A1["othello"]
 TABLE_A1["ttcc4_2p"] = TABLE_A1["othello6"]
 
 
+# settings added after run folders existed, with the value a folder without them ran with
+ADDED_LATER = {"cap_fast": 0, "cap_share": 0.25}
+
+
 @dataclass(frozen=True)
 class TrainConfig:
     """Everything that decides what a run computes; a run folder keeps one for its whole life."""
@@ -149,6 +153,8 @@ class TrainConfig:
             )
         if not 0.0 < self.cap_share <= 1.0:
             raise ValueError(f"cap_share (the share of full searches) must lie in (0, 1], got {self.cap_share}")
+        if not self.cap_fast and self.cap_share != ADDED_LATER["cap_share"]:
+            raise ValueError("cap_share applies only with cap_fast (the playout cap): give both, or neither")
 
     def net_overrides(self) -> dict:
         return {k: v for k, v in (("filters", self.filters), ("blocks", self.blocks)) if v is not None}
@@ -327,12 +333,8 @@ class Run:
                 stored = json.loads(path.read_text())
             except (OSError, ValueError) as e:
                 raise RunError(f"{path} is unreadable ({e}); restore it or start a new run with another --out") from e
-            defaults = {f.name: f.default for f in dataclasses.fields(TrainConfig)}  # a run from before a setting
-            changed = [
-                f"{k} {stored.get(k, defaults[k])!r} -> {v!r}"
-                for k, v in wanted.items()
-                if stored.get(k, defaults[k]) != v
-            ]
+            stored = {**ADDED_LATER, **stored}  # a run from before these settings ran without them
+            changed = [f"{k} {stored.get(k)!r} -> {v!r}" for k, v in wanted.items() if stored.get(k) != v]
             if changed:
                 raise RunError(
                     f"{self.folder} holds a run with other settings ({'; '.join(changed)}): "
@@ -463,6 +465,7 @@ class Run:
             "self_play_seconds": round(played - start, 3),
             "learn_seconds": round(learned - played, 3),
             "positions_per_second": round(stats.positions / (played - start), 1),
+            "moves_per_second": round(stats.moves / (played - start), 1),  # above it with the playout cap
             "simulations_per_second": round(stats.simulations / (played - start), 1),
         }
         self.iteration = i

@@ -64,6 +64,21 @@ def test_a_playout_cap_records_only_the_full_searches():
     # every search runs its budget, so this pins the recorded positions to the full searches
     assert stats.simulations == 30 * stats.positions + 4 * (stats.moves - stats.positions)
     assert np.allclose(capped.policy.sum(axis=1), 1.0) and set(np.unique(capped.value)) <= {-1.0, 0.0, 1.0}
+    # each game draws from its own index's stream: shares played apart and joined are the games played together
+    shares = [
+        self_play(C4, UniformEvaluator("zero"), indices=s, cap_fast=4, cap_share=0.3, **settings)
+        for s in ([0, 1], [2], [3, 4, 5])
+    ]
+    whole, whole_stats = self_play(C4, UniformEvaluator("zero"), cap_fast=4, cap_share=0.3, **settings)
+    joined, joined_stats = join(shares)
+    assert joined_stats == whole_stats and all(
+        np.array_equal(getattr(joined, f), getattr(whole, f)) for f in ("planes", "policy", "value")
+    )
+    none, none_stats = self_play(C4, UniformEvaluator("zero"), cap_fast=4, cap_share=1e-9, **settings)
+    assert none_stats.positions == 0 < none_stats.moves and none.planes.shape == (0, 3, 6, 7)
+    assert len(augment(C4, none)) == 0
+    with pytest.raises(ValueError, match="playout cap needs"):
+        self_play(C4, UniformEvaluator("zero"), cap_fast=1, **settings)
 
 
 def test_an_iterations_games_split_by_index_and_joined_are_the_games_played_at_once():
@@ -432,7 +447,7 @@ def test_yardsticks_and_report(tmp_path):
 def test_bad_settings_are_one_line_errors(tmp_path, capsys):
     with pytest.raises(ValueError, match="eps must lie in"):
         TrainConfig.for_game("connect4", eps=1.5).check()
-    for keys in ({"cap_fast": 1}, {"cap_fast": 200}, {"cap_fast": 20, "cap_share": 0.0}):
+    for keys in ({"cap_fast": 1}, {"cap_fast": 200}, {"cap_fast": 20, "cap_share": 0.0}, {"cap_share": 0.5}):
         with pytest.raises(ValueError, match="cap_"):
             TrainConfig.for_game("connect4", **keys).check()
     assert main(["train", "connect4", "--out", str(tmp_path / "x"), "--size", "huge"]) == 2
