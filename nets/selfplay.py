@@ -16,8 +16,9 @@ recorded. The fast moves still play the game out, so the same simulations play m
 value head). Its draws come from a stream of their own, so a `cap_share` of 1 plays the games of a run without it.
 Unlike KataGo's, the fast searches keep the root's exploration (eps, noise) and the opening temperature, which on a
 few visits makes opening moves nearly uniform: the recorded positions' outcomes follow weaker play than the full
-searches'. And the games move in lock-step, so a move waits for the largest search among them (docs: the measured
-gain).
+searches'. And the games move in lock-step, so a move waits for the largest search among them
+(docs/guides/alphazero.md gives the measured gain).
+
 `augment` multiplies the examples by the game's board symmetries (Connect4 2, the Othellos 8).
 
 Game i draws its search and its move choices from (seed, i) alone, so an iteration's games can be
