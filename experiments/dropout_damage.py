@@ -35,38 +35,42 @@ from experiments.alphadda import TEST_EPS, az
 from games.rng import derive_seeds
 from nets.shipped import make_evaluator
 from search.alphadda import TABLE_2
-from search.evaluator import MAX_DROPOUT
+from search.evaluator import MAX_DROPOUT, clean_values
 from tuner.agents import make_agent
-from tuner.match.arena import game_seeds
+from tuner.match.arena import play_game
 
 PROBABILITIES = (0.1, 0.2, 0.4, 0.6, 0.8, 0.9, MAX_DROPOUT)
 STAGES = 3  # the game's moves in thirds, by AlphaDDA2's own move count
 
 
+class Recording:
+    """AlphaDDA2's agent, noting at each of its moves (ply, v̄ c, the P_drop its search used)."""
+
+    def __init__(self, agent):
+        self.agent, self.moves = agent, []
+
+    def __getattr__(self, name):
+        return getattr(self.agent, name)
+
+    def select_action(self, state):
+        action = self.agent.select_action(state)
+        self.moves.append((len(state.history()), self.agent.adjuster.mean, self.agent.strength()["dropout"]))
+        return action
+
+
 def play(game, spec, opponent, n_games, seed):
-    """n_games games of `spec` against `opponent`, seats alternating; per game AlphaDDA2's seat, its outcome
-    (+1 / 0 / -1) and per move of its (ply, v̄ c, P_drop), with every position of the game."""
-    a = make_agent(game.name, spec, seed=seed)
-    b = make_agent(game.name, opponent, seed=seed + 1)
+    """n_games games of `spec` against `opponent` as a match plays them (seats alternating); per game AlphaDDA2's
+    seat, its outcome (+1 / 0 / -1), its moves' (ply, v̄ c, P_drop), and every position of the game."""
+    a, b = Recording(make_agent(game.name, spec, seed=seed)), make_agent(game.name, opponent, seed=seed + 1)
     out = []
     for index in range(n_games):
-        seeds, seat = game_seeds(seed, index), index % 2
-        a.new_game(seeds[0], seat=seat)
-        b.new_game(seeds[1], seat=1 - seat)
-        state, moves, positions = game.new_initial_state(), [], []
-        while not state.is_terminal():
+        a.moves = []
+        result = play_game(game, a, b, seed, index)
+        state, positions = game.new_initial_state(), []
+        for action in result.moves:
             positions.append(state.clone())
-            mover = a if state.current_player() == seat else b
-            action = mover.select_action(state)
-            if mover is a:
-                moves.append((len(state.history()), a.adjuster.mean, a.strength()["dropout"]))
-            a.observe(state, action)
-            b.observe(state, action)
             state.apply_action(action)
-        returns = state.returns()
-        a.game_over(returns)
-        b.game_over(returns)
-        out.append({"seat": seat, "outcome": float(np.sign(returns[seat])), "moves": moves, "positions": positions})
+        out.append({"seat": result.a_seat, "outcome": result.outcome, "moves": a.moves, "positions": positions})
     return out
 
 
@@ -95,10 +99,9 @@ def drive(records, p_max):
     }
 
 
-def damage(game, positions, draws, seed):
+def damage(game, evaluator, positions, draws, seed):
     """Per dropout probability, the changes in the net's value and policy from the clean net's over `positions`,
     each evaluated `draws` times with its own dropout keys."""
-    evaluator = make_evaluator(None, game, device="cpu")
     batch = evaluator.new_batch(game, len(positions))
     for row, position in enumerate(positions):
         batch.put(row, position)
@@ -110,8 +113,8 @@ def damage(game, positions, draws, seed):
     out = {"positions": n, "clear_values": int(clear.sum()), "uniform_first_choice": float(np.mean(1 / legal_counts))}
     for p in PROBABILITIES:
         rows = {"value_abs_change": [], "clear_sign_kept": [], "first_choice_kept": [], "policy_tv": []}
+        batch.dropout[:n] = p
         for key in derive_seeds(seed, int(p * 100), count=draws, bits=32):
-            batch.dropout[:n] = p
             batch.keys[:n] = np.arange(n, dtype=np.uint64) + np.uint64(key)
             evaluator.evaluate(batch, n)
             v, pr = batch.values[:n], batch.priors[:n]
@@ -120,7 +123,6 @@ def damage(game, positions, draws, seed):
             rows["first_choice_kept"].append(np.mean(pr.argmax(axis=1) == clean_p.argmax(axis=1)))
             rows["policy_tv"].append(np.mean(0.5 * np.abs(pr - clean_p).sum(axis=1)))
         out[str(p)] = {k: float(np.mean(v)) for k, v in rows.items()}
-    batch.dropout[:n] = 0.0
     return out
 
 
@@ -205,18 +207,16 @@ def main() -> None:
         positions += [p for r in records for p in r["positions"]]
     sample = [positions[i] for i in sorted(rng.choice(len(positions), min(args.positions, len(positions)), False))]
     evaluator = make_evaluator(None, game, device="cpu")
-    start = evaluator.new_batch(game, 1)
-    start.put(0, game.new_initial_state())
-    evaluator.evaluate(start, 1)
+    start_value = clean_values(evaluator, evaluator.new_batch(game, 1), [game.new_initial_state()])[0]
     result = {
         "game": args.game,
         "command": "python -m experiments.dropout_damage " + " ".join(sys.argv[1:]),
         "spec": spec,
         "note": f"{args.games} games per opponent, seats alternating; seat 0: AlphaDDA2 moved first.",
         "draws": args.draws,
-        "start_value": float(start.values[0]),
+        "start_value": float(start_value),
         "drive": drive_rows,
-        "damage": damage(game, sample, args.draws, args.seed),
+        "damage": damage(game, evaluator, sample, args.draws, args.seed),
         "environment": environment(args.seed),
     }
     base = os.path.join(args.out, f"dropout-{args.game}" + "".join(f"-{k}{v}" for k, v in keys.items()))

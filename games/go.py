@@ -135,11 +135,11 @@ def legal(s, out):
     n0, n1 = _beside(e0, e1)
     ours = BLACK + 2 * (np.int64(me) - 1)
     mine = ATARI + 2 * (np.int64(me) - 1)
-    theirs = ATARI + 2 * (2 - np.int64(me))
+    their_atari = ATARI + 2 * (2 - np.int64(me))
     o0, o1 = _beside(s[ours], s[ours + 1])
     crowded0, crowded1 = e0 & ~n0, e1 & ~n1
-    ok0 = e0 & (n0 | s[theirs] | (o0 & ~s[mine]))
-    ok1 = e1 & (n1 | s[theirs + 1] | (o1 & ~s[mine + 1]))
+    ok0 = e0 & (n0 | s[their_atari] | (o0 & ~s[mine]))
+    ok1 = e1 & (n1 | s[their_atari + 1] | (o1 & ~s[mine + 1]))
     unsure = crowded0 & o0 & ~ok0  # with no own stone beside it and capturing nothing, a point is suicide
     while unsure:
         p = lowest_bit_index(unsure)
