@@ -162,6 +162,29 @@ def test_alphadda_tables_as_the_authors_ran_them(monkeypatch):
         assert specs["minimax1"] == "minimax1" and "uct" not in specs["az"]
 
 
+def test_dropout_records_the_seat_and_the_p_drop_of_table_2_at_each_alphadda2_move():
+    """Each recorded move of AlphaDDA2 is its own (seat 0 moves at even plies) and carries the v̄ c and P_drop that
+    Table 2's Connect4 row gives from the clean net's value of that position (N_h 1): P_drop = 10 (v - 0.2) in
+    [0, 0.95], computed here from the net, not read from the adjuster."""
+    import games
+    from experiments.dropout_damage import play
+    from nets.shipped import make_evaluator
+    from search.evaluator import clean_values
+
+    game = games.load("connect4")
+    spec = "az:net=connect4,simulations=8,dda=alphadda2,eps=0.2"
+    records = play(game, spec, "random", 2, 5)
+    assert [r["seat"] for r in records] == [0, 1]
+    evaluator = make_evaluator(None, game, device="cpu")
+    for r in records:
+        assert r["moves"] and all(ply % 2 == r["seat"] for ply, _, _ in r["moves"])
+        at = [r["positions"][ply] for ply, _, _ in r["moves"]]
+        values = clean_values(evaluator, evaluator.new_batch(game, len(at)), at)
+        for (_, mean, p), v in zip(r["moves"], values):  # a forward's rounding depends on its batch size
+            assert math.isclose(mean, v, abs_tol=1e-5)
+            assert math.isclose(p, min(0.95, max(0.0, 10 * (v - 0.2))), abs_tol=1e-4)
+
+
 def test_dropout_drive_shares_by_hand():
     """AlphaDDA2's P_drop over its moves: shares clean / in between / at P_max, means, first moves, thirds."""
     from experiments.dropout_damage import drive
