@@ -74,6 +74,13 @@ def test_a_playout_cap_records_only_the_full_searches():
     assert joined_stats == whole_stats and all(
         np.array_equal(getattr(joined, f), getattr(whole, f)) for f in ("planes", "policy", "value")
     )
+    # and the games draw apart: the plies each records (its discs then) differ over the plies all of them reach
+    recorded = []
+    for i in range(6):
+        alone, alone_stats = self_play(C4, UniformEvaluator("zero"), indices=[i], cap_fast=4, cap_share=0.3, **settings)
+        recorded.append((set(alone.planes[:, :2].sum(axis=(1, 2, 3)).tolist()), alone_stats.moves))
+    shortest = min(moves for _, moves in recorded)
+    assert len({frozenset(p for p in plies if p < shortest) for plies, _ in recorded}) > 1
     none, none_stats = self_play(C4, UniformEvaluator("zero"), cap_fast=4, cap_share=1e-9, **settings)
     assert none_stats.positions == 0 < none_stats.moves and none.planes.shape == (0, 3, 6, 7)
     assert len(augment(C4, none)) == 0
