@@ -7,12 +7,15 @@ For each game and network size:
   every game searching `simulations` from its own random opening; `efficiency` divides it by the
   raw forward at the batch size the search actually formed, timed in alternate rounds (median ratio);
 - `reference`: one game, one position per forward (what the AlphaDDA reference code does).
-Medians over rounds; the machine is shared, so compare ratios taken in the same run.
+Medians over rounds; the machine is shared, so compare ratios taken in the same run. On CUDA the raw
+forward runs as the evaluator's does (its autocast dtype, inputs copied to the GPU, outputs awaited).
 
-    .venv/bin/python -m benchmarks.evaluator [--quick] [--games connect4] [--sizes small paper] [--json out.json]
+    .venv/bin/python -m benchmarks.evaluator [--quick] [--device cuda] [--games connect4] [--sizes small paper]
+        [--json out.json]
 """
 
 import argparse
+import contextlib
 import json
 import statistics
 import time
@@ -41,17 +44,29 @@ def random_positions(game, n: int, seed: int, plies: tuple[int, int] = (0, 8)) -
     return out
 
 
-def raw_rate(model, game, batch: int, rounds: int, seed: int) -> float:
-    """Median positions/s of the bare forward at `batch`."""
+def raw_rate(evaluator, game, batch: int, rounds: int, seed: int) -> float:
+    """Median positions/s of the evaluator's bare forward at `batch`: host planes in, device outputs awaited."""
+    model, device = evaluator.model, evaluator.device
     planes = torch.from_numpy(np.stack([s.encode() for s in random_positions(game, batch, seed)]))
+    autocast = (
+        torch.autocast(device.type, dtype=evaluator.dtype)
+        if evaluator.dtype != torch.float32
+        else contextlib.nullcontext()
+    )
+
+    def forward():
+        with autocast:
+            return model(planes.to(device))
+
     repeats = max(1, 2048 // batch)
     rates = []
     with torch.inference_mode():
-        model(planes)
+        forward()
         for _ in range(rounds):
             t = time.perf_counter()
             for _ in range(repeats):
-                model(planes)
+                out = forward()
+            out[1].cpu()  # waits for the device
             rates.append(batch * repeats / (time.perf_counter() - t))
     return statistics.median(rates)
 
@@ -71,10 +86,12 @@ class Counting:
         self.inner.evaluate(batch, n)
 
 
-def search_rate(model, game, *, concurrent: int, leaves: int, simulations: int, rounds: int, seed: int) -> dict:
+def search_rate(
+    model, game, *, device: str, concurrent: int, leaves: int, simulations: int, rounds: int, seed: int
+) -> dict:
     """Simulations/s of `concurrent` searches of `simulations` each and, interleaved round by round, the raw
     forward at the batch the search formed; medians of both and of their ratio (the pipeline's efficiency)."""
-    evaluator = Counting(nets.NetEvaluator(model, device="cpu"))
+    evaluator = Counting(nets.NetEvaluator(model, device=device))
     puct = PUCT(game, evaluator, games=concurrent, leaves=leaves, seed=seed)
     states = random_positions(game, concurrent, seed)
     rates, raws = [], []
@@ -88,7 +105,7 @@ def search_rate(model, game, *, concurrent: int, leaves: int, simulations: int, 
         batch = max(1, round(evaluator.rows / max(1, evaluator.calls)))
         if r:
             rates.append(rate)
-            raws.append(raw_rate(model, game, batch, 1, seed))
+            raws.append(raw_rate(evaluator.inner, game, batch, 1, seed))
     ratios = [a / b for a, b in zip(rates, raws)]
     return {
         "sims_per_s": statistics.median(rates),
@@ -107,6 +124,7 @@ def main():
     parser.add_argument("--leaves", type=int, default=16, help="descents per step for the single game")
     parser.add_argument("--simulations", type=int, default=200, help="per game (small net)")
     parser.add_argument("--paper-simulations", type=int, default=20, help="per game with the paper-size net")
+    parser.add_argument("--device", default="cpu", help="cpu (default), cuda, cuda:N or auto")
     parser.add_argument("--threads", type=int, default=2, help="torch.set_num_threads")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0)
@@ -125,7 +143,8 @@ def main():
         for size in args.sizes:
             model = nets.build(name, size)
             sims = args.simulations if size == "small" else args.paper_simulations
-            raw = {b: raw_rate(model, game, b, args.rounds, args.seed) for b in args.batches}
+            evaluator = nets.NetEvaluator(model, device=args.device)
+            raw = {b: raw_rate(evaluator, game, b, args.rounds, args.seed) for b in args.batches}
             for b, rate in raw.items():
                 rows.append({"game": name, "size": size, "setup": "raw", "batch": b, "positions_per_s": rate})
                 print(f"{name:<10}{size:<7}{'raw forward':<22}{b:>7}{'':>11}{rate:>10,.0f}")
@@ -135,6 +154,7 @@ def main():
                 s = search_rate(
                     model,
                     game,
+                    device=args.device,
                     concurrent=concurrent,
                     leaves=leaves,
                     simulations=sims,
