@@ -21,7 +21,10 @@ the search reads them; the forward runs under autocast in bfloat16 (float16 wher
 bfloat16). Both devices run the same code: `.to(device, non_blocking=True)` is a no-op on the CPU
 and pinning is asked only on CUDA. Known cost on CUDA: `PolicyValueNet.forward` checks the dropout
 probabilities with a host-side `.any()`, one stream synchronisation per damaged batch.
-Not done yet (later, behind the same call): torch.compile or CUDA graphs for fixed batch buckets.
+On one H100 (benchmarks/README.md, "On a GPU"; tests/test_cuda.py checks this path against the CPU's) the
+lock-step search reaches 2-3x the same machine's 16 cores with the small net and 33-66x with the paper's at
+256-1024 games; at batch 1 the CPU is faster. Not done yet (later, behind the same call): overlapping the
+search's own work with the forward, torch.compile or CUDA graphs for fixed batch buckets.
 
 Chunks. A forward's float rounding depends on its batch size (torch picks kernels by shape: on this
 CPU a row's value at batch 15 differs from the same row's at batch 16 in the last bits), so a search's
