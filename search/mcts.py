@@ -30,6 +30,7 @@ COLUMNS = {"C": C, "eps": EPSILON, "K": K, "Ref": REF, "VO": VO, "T": T}  # Tabl
 N_OPEN, FORMULA, USE_MAST, USE_AMAF = range(4)
 ALPHADDA, UCB1, ALPHADDA_CODE = 0, 1, 2  # the selection formulas (ALPHADDA_CODE: eq. 12 as the authors coded it)
 _EPS_DIV = 1e-7  # AlphaDDA App. 3's epsilon
+MAX_TABLE = 1 << 20  # the walk's tables for select_child hold at most this many visit counts (8 MB each)
 
 
 @kernel(inline="always")
@@ -94,6 +95,23 @@ def give_amaf_row(w, node):
 
 
 @kernel(inline="always")
+def log_root(formula, n):
+    """The root of the exploration term's logarithm for a parent count n: [AlphaDDA eq. 12]'s ln(n + 1), the
+    AlphaDDA authors' 2 ln(n + 1) (n their children's visits), [SA-MCTS eq. 1]'s ln n."""
+    if formula == ALPHADDA:
+        return math.sqrt(math.log(n + 1.0))
+    if formula == ALPHADDA_CODE:
+        return math.sqrt(2.0 * math.log(n + 1.0))
+    return math.sqrt(math.log(n))
+
+
+@kernel(inline="always")
+def inverse_root(formula, n):
+    """1 / sqrt(n + eps) for a child's count n, eps AlphaDDA App. 3's (0 for UCB1, whose unvisited are apart)."""
+    return 1.0 / math.sqrt(n + (0.0 if formula == UCB1 else _EPS_DIV))
+
+
+@kernel(inline="always")
 def select_child(w, node, ref, mover, formula, use_amaf):
     """The child of `node` to descend into: best score, uniformly among those within VO of the best, by the
     parameters of the player to move."""
@@ -104,28 +122,29 @@ def select_child(w, node, ref, mover, formula, use_amaf):
     k_equiv = w.params[mover, K]
     row = w.amaf_row[ref] if use_amaf else -1
     best = -np.inf
-    # one logarithm per node and one division per child (a reciprocal shared by the mean and the bonus)
-    if formula == ALPHADDA:
-        log_parent = math.log(parent_visits + 1.0)
-    elif formula == ALPHADDA_CODE:  # the AlphaDDA authors' MCTS: 2 ln(N + 1), N the sum of the children's visits
-        children_visits = 0.0
+    # per node and per child, the roots and the logarithm are read from the walk's tables for counts they hold
+    # (per child a division and a root, per node a logarithm: they were about a sixth of a Connect4 simulation)
+    parent = parent_visits
+    if formula == ALPHADDA_CODE:  # the AlphaDDA authors' MCTS: N the sum of the children's visits
+        parent = 0.0
         for i in range(n):
-            children_visits += w.visits[first + i]
-        log_parent = 2.0 * math.log(children_visits + 1.0)
-    else:
-        log_parent = math.log(parent_visits)
+            parent += w.visits[first + i]
+    logs, roots = w.logs, w.roots
+    p = np.int64(parent)
+    bonus = c_explore * (logs[p] if p < logs.shape[0] else log_root(formula, parent))
     for i in range(n):
         c = first + i
         visits = w.visits[c]
+        v = np.int64(visits)
+        root = roots[v] if v < roots.shape[0] else inverse_root(formula, visits)
+        inverse = root * root
         if formula != UCB1:
             q = 2.0 * w.value[c] - visits  # the sum of 2 x - 1 over scores x in [0, 1]: +1 / 0 / -1 a win / draw / loss
-            inverse = 1.0 / (visits + _EPS_DIV)
-            # [AlphaDDA eq. 12]
-            score = q * inverse + c_explore * math.sqrt(log_parent * inverse)
+            # [AlphaDDA eq. 12]: q / (N + eps) + C sqrt(ln(.) / (N + eps))
+            score = q * inverse + bonus * root
         elif visits == 0.0:
             score = np.inf
         else:
-            inverse = 1.0 / visits
             q = w.value[c] * inverse
             if row >= 0 and k_equiv > 0.0:
                 amaf_n = w.amaf_visits[row, mover, w.action[c]]
@@ -135,7 +154,7 @@ def select_child(w, node, ref, mover, formula, use_amaf):
                     # [SA-MCTS eq. 2]
                     q = (1.0 - beta) * q + beta * w.amaf_value[row, mover, w.action[c]] / amaf_n
             # [SA-MCTS eq. 1]
-            score = q + c_explore * math.sqrt(log_parent * inverse)
+            score = q + bonus * root
         w.scores[i] = score
         if score > best:
             best = score
@@ -246,15 +265,39 @@ class Walk(structref.StructRefProxy):
 
 
 # a simulation's state, moves and path, each player's GRAVE reference node and its scores at the end
-SCRATCH = ("s", "legal", "scores", "path", "movers", "moves", "players", "refs", "ret")
+SCRATCH = ("s", "legal", "scores", "path", "movers", "moves", "players", "refs", "ret", "logs", "roots")
 structref.define_boxing(WalkType, Walk)
 # compiled code builds a walk as Walk(*fields): its field types are its arguments' (no type object handed in)
 structref.define_constructor(Walk, WalkType, [*Tree._fields, "root_state", "params", "settings", "rng", *SCRATCH])
 
 
+@kernel
+def fill_tables(formula, logs, roots):
+    """logs[v] = log_root(formula, v) and roots[v] = inverse_root(formula, v) for every count v (compiled, so that
+    the tables hold what the fallback in select_child computes, bit for bit)."""
+    for v in range(logs.shape[0]):
+        logs[v], roots[v] = log_root(formula, np.float64(v)), inverse_root(formula, np.float64(v))
+
+
+_TABLES: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def tables(formula: int, counts: int) -> tuple[np.ndarray, np.ndarray]:
+    """`select_child`'s tables for visit counts 0 .. counts - 1 at least (up to MAX_TABLE), shared by every search
+    in the process and grown by doubling, so that a search's chunks of simulations pay nothing for them."""
+    held = _TABLES.get(formula)
+    if held is None or (held[0].shape[0] < counts and held[0].shape[0] < MAX_TABLE):
+        size = min(MAX_TABLE, 1 << max(10, (counts - 1).bit_length()))
+        held = (np.empty(size), np.empty(size))
+        fill_tables(formula, *held)
+        _TABLES[formula] = held
+    return held
+
+
 @kernel(inline="always")
-def new_walk(tree, root_state, params, settings, rng, max_legal, max_length):
-    """A walk over `tree` from `root_state`, with scratch for games of `max_length` moves."""
+def new_walk(tree, root_state, params, settings, rng, max_legal, max_length, logs, roots):
+    """A walk over `tree` from `root_state`, with scratch for games of `max_length` moves and the formula's tables
+    (`tables`)."""
     return Walk(
         tree.visits,
         tree.value,
@@ -280,13 +323,15 @@ def new_walk(tree, root_state, params, settings, rng, max_legal, max_length):
         np.empty(max_length, dtype=np.int64),
         np.empty(params.shape[0], dtype=np.int64),
         np.empty(params.shape[0]),
+        logs,
+        roots,
     )
 
 
 @kernel
-def run_simulations(g, tree, root_state, params, settings, n_simulations, rng, max_legal, max_length):
+def run_simulations(g, tree, root_state, params, settings, n_simulations, rng, max_legal, max_length, logs, roots):
     """Up to `n_simulations` simulations from the tree's root; stops early when the tree is full."""
-    w = new_walk(tree, root_state, params, settings, rng, max_legal, max_length)
+    w = new_walk(tree, root_state, params, settings, rng, max_legal, max_length, logs, roots)
     for i in range(n_simulations):
         if w.meta[FULL] == 1:
             return i
@@ -296,14 +341,28 @@ def run_simulations(g, tree, root_state, params, settings, n_simulations, rng, m
 
 @kernel
 def run_tuned_simulations(
-    g, tree, root_state, params, settings, n_simulations, rng, max_legal, max_length, steps, states, values, columns
+    g,
+    tree,
+    root_state,
+    params,
+    settings,
+    n_simulations,
+    rng,
+    max_legal,
+    max_length,
+    logs,
+    roots,
+    steps,
+    states,
+    values,
+    columns,
 ):
     """As run_simulations, with each player's tuned parameters chosen before every simulation.
 
     steps: the strategy's compiled steps (search.allocation.AllocationSteps); states: a tuple of each player's
     strategy state; values [d, V]: the values of the d tuned parameters; columns [d]: their places in params.
     """
-    w = new_walk(tree, root_state, params, settings, rng, max_legal, max_length)
+    w = new_walk(tree, root_state, params, settings, rng, max_legal, max_length, logs, roots)
     d = columns.shape[0]
     x = np.zeros((len(states), d), dtype=np.int64)
     for i in range(n_simulations):
@@ -331,6 +390,8 @@ def run_batch_simulations(
     rng,
     max_legal,
     max_length,
+    logs,
+    roots,
     batches,
     sizes,
     next_row,
@@ -343,7 +404,7 @@ def run_batch_simulations(
     batches [P, rows, d]: parameter values per player and row, player p's in its first sizes[p] rows; rewards
     [P, rows]; columns [d]: their places in params.
     """
-    w = new_walk(tree, root_state, params, settings, rng, max_legal, max_length)
+    w = new_walk(tree, root_state, params, settings, rng, max_legal, max_length, logs, roots)
     d = columns.shape[0]
     players = batches.shape[0]
     for i in range(n_simulations):
@@ -467,7 +528,8 @@ class MCTS:
         """Up to n simulations from `state`, tuned as this search's tuners say; returns how many ran."""
         g = self.game
         common = (g.kernels, self.tree, state.array, self.params, self.settings, n, self.rng)
-        common += (g.max_legal, g.max_game_length)
+        counts = int(self.tree.visits[self.tree.meta[ROOT]]) + n + 1  # no node's visits pass them in this call
+        common += (g.max_legal, g.max_game_length, *tables(int(self.settings[FORMULA]), counts))
         if self.tuners is None:
             return run_simulations(*common)
         if not self._batched:

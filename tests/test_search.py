@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 import games
+import search.mcts
 from games.rng import make_rng
-from search.mcts import ALPHADDA, ALPHADDA_CODE, FORMULA, MCTS, N_OPEN, REF, UCB1, K, new_walk, select_child
+from search.mcts import ALPHADDA, ALPHADDA_CODE, FORMULA, MCTS, N_OPEN, REF, UCB1, K, new_walk, select_child, tables
 from search.minimax import negamax
 from search.tree import copy_subtree, new_tree, root_statistics
 from tuner.agents import make_agent, parse_spec
@@ -36,7 +37,9 @@ def params(c=0.0, eps=0.0, k=0.0, ref=math.inf, vo=0.0, t=0.0):
 
 def choose(tree, p, formula, use_amaf=False, mover=0, n=200, seed=0):
     root = C4.new_initial_state().array
-    walk = new_walk(tree, root, np.tile(p, (2, 1)), np.zeros(4, dtype=np.int64), make_rng(seed), 16, 42)
+    settings = np.zeros(4, dtype=np.int64)
+    settings[FORMULA] = formula  # the walk's table of 1 / sqrt(N + eps) follows the formula's eps
+    walk = new_walk(tree, root, np.tile(p, (2, 1)), settings, make_rng(seed), 16, 42, *tables(formula, 1000))
     picks = [select_child(walk, 0, 0, mover, formula, use_amaf) - 1 for _ in range(n)]
     return np.bincount(picks, minlength=tree.n_children[0])
 
@@ -88,6 +91,34 @@ def test_grave_beta_mixes_amaf_as_eq_3():
     assert choose(tree, params(k=math.inf), UCB1, use_amaf=True).argmax() == 1  # K = inf: AMAF only
     # the AMAF of the other player does not count
     assert choose(tree, params(k=math.inf), UCB1, use_amaf=True, mover=1).argmax() == 0
+
+
+@pytest.mark.parametrize("formula", [ALPHADDA, ALPHADDA_CODE, UCB1])
+def test_select_tables_hold_each_formulas_terms(formula):
+    # [AlphaDDA eq. 12] ln(N + 1), the authors' 2 ln(N_c + 1), [SA-MCTS eq. 1] ln N; a child's 1 / sqrt(N + eps)
+    logs, roots = tables(formula, 3000)
+    assert logs.shape[0] >= 3000 and roots.shape[0] == logs.shape[0]
+    term = {ALPHADDA: lambda v: math.log(v + 1), ALPHADDA_CODE: lambda v: 2 * math.log(v + 1), UCB1: math.log}[formula]
+    eps = 0.0 if formula == UCB1 else 1e-7
+    for v in (1, 2, 7, 100, 2999):
+        assert logs[v] == pytest.approx(math.sqrt(term(v)), rel=1e-14)
+        assert roots[v] == pytest.approx(1 / math.sqrt(v + eps), rel=1e-14)
+    assert roots[0] == (math.inf if formula == UCB1 else pytest.approx(1 / math.sqrt(1e-7)))
+
+
+@pytest.mark.parametrize("formula", [ALPHADDA, ALPHADDA_CODE, UCB1])
+def test_a_search_past_its_tables_visits_as_one_within_them(formula, monkeypatch):
+    """Counts beyond the tables are computed where they are needed: the same search either way."""
+
+    def root_visits():
+        m = MCTS(C4, params(c=0.7, eps=1.0), [1, formula, 0, 0], make_rng(3))
+        return m.search(play([3, 3, 2]), simulations=3000).visits
+
+    within = root_visits()
+    monkeypatch.setattr(search.mcts, "_TABLES", {})
+    monkeypatch.setattr(search.mcts, "MAX_TABLE", 8)  # every count from 8 on takes the other path
+    assert tables(formula, 3000)[0].shape[0] == 8
+    assert np.array_equal(root_visits(), within) and within.sum() == 3000
 
 
 def test_each_player_keeps_its_own_grave_reference_node():
