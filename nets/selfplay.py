@@ -19,12 +19,18 @@ few visits makes opening moves nearly uniform: the recorded positions' outcomes 
 searches'. And the games move in lock-step, so a move waits for the largest search among them
 (docs/guides/alphazero.md gives the measured gain).
 
+Random openings (ours; off unless `random_plies` is set): game i first plays k uniformly random moves, k uniform in 0
+.. random_plies, none of them searched or recorded (T_opening counts them), and a move that would end the game ends the
+opening instead. Self-play alone visits the positions its own play reaches; AlphaDDA reads the value head in games
+against weak opponents, whose positions lie elsewhere (the solved set's random positions, `sparring net solved`). The
+openings draw from a stream of their own, so `random_plies` 0 plays the games of a run without it.
+
 `augment` multiplies the examples by the game's board symmetries (Connect4 2, the Othellos 8).
 
-Game i draws its search and its move choices from (seed, i) alone, so an iteration's games can be
-split by index into shares played apart (`play_share`, on other machines) and joined in index order
-(`join`): with an evaluator whose rows do not depend on one another (a net evaluated in fixed chunks,
-`nets.evaluator`), the shares hold the examples of playing all the games at once.
+Game i draws its search and its move choices from (seed, i) alone, so an iteration's games can be split by index into
+shares played apart (`play_share`, on other machines) and joined in index order (`join`): with an evaluator whose rows
+do not depend on one another (a net evaluated in fixed chunks, `nets.evaluator`), the shares hold the examples of
+playing all the games at once.
 """
 
 from __future__ import annotations
@@ -35,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from games import load as load_game
-from games.rng import derive_seeds, make_rng, uniform
+from games.rng import derive_seeds, make_rng, randint, uniform
 from search.move_choice import choose_by_temperature, choose_move
 from search.puct import PUCT, Request
 
@@ -78,6 +84,7 @@ def self_play(
     leaves: int = 1,
     cap_fast: int = 0,
     cap_share: float = 0.25,
+    random_plies: int = 0,
     indices=None,
 ) -> tuple[Examples, SelfPlayStats]:
     """Play `games` games of the net against itself, all in lock-step; return their positions and targets.
@@ -89,6 +96,7 @@ def self_play(
         noise, alpha: AlphaZero's Dirichlet noise at the root (0: none, as the authors' code).
         leaves: descents per tree and step with virtual loss (1: the sequential search).
         cap_fast, cap_share: playout cap randomization (module docstring); cap_fast 0: every move a full search.
+        random_plies: the most uniformly random moves a game opens with (module docstring); 0: none.
         indices: play only these of the `games` games (a share, module docstring); None: all of them.
     Returns:
         the examples in game order (each game's positions in play order), and counts.
@@ -104,6 +112,7 @@ def self_play(
     search_seeds = derive_seeds(search_seed, count=games, bits=64)  # game i's: as PUCT(seed=search_seed) seeds row i
     choice_seeds = derive_seeds(choice_seed, count=games, bits=64)
     cap_seeds = derive_seeds(seed, 1, count=games, bits=64)  # a stream apart: the other seeds stay as they were
+    opening_seeds = derive_seeds(seed, 2, count=games, bits=64)  # likewise
     rows = len(indices)
     puct = PUCT(
         game,
@@ -119,7 +128,7 @@ def self_play(
         puct.reset(row, seed=search_seeds[i])
     rngs = [make_rng(choice_seeds[i]) for i in indices]
     caps = [make_rng(cap_seeds[i]) for i in indices]
-    states = [game.new_initial_state() for _ in range(rows)]
+    states = [random_opening(game, random_plies, make_rng(opening_seeds[i])) for i in indices]
     a = game.num_distinct_actions()
     planes, policy, movers = ([[] for _ in range(rows)] for _ in range(3))
     active, sims, moves = list(range(rows)), 0, 0
@@ -136,7 +145,7 @@ def self_play(
                 movers[i].append(state.current_player())
             sims += r.simulations
             moves += 1
-            if len(state.history()) < t_opening:
+            if len(state.history()) < t_opening:  # the game's plies, the opening's counted
                 action = choose_by_temperature(r.actions, r.visits, tau, rngs[i])
             else:
                 action = choose_move(r.actions, r.visits, np.inf, 0.0, rngs[i])
@@ -155,6 +164,22 @@ def self_play(
         np.concatenate(values),
     )
     return examples, SelfPlayStats(rows, len(examples), moves, int(first_wins), int(draws), sims)
+
+
+def random_opening(game, most: int, rng):
+    """A start position after k uniformly random moves, k uniform in 0 .. most; a move that would end the game
+    ends the opening instead (the game then starts from the position before it)."""
+    state = game.new_initial_state()
+    if most <= 0:
+        return state
+    for _ in range(randint(rng, most + 1)):
+        legal = state.legal_actions()
+        after = state.clone()
+        after.apply_action(legal[randint(rng, len(legal))])
+        if after.is_terminal():
+            break
+        state = after
+    return state
 
 
 def play_share(model, indices: list[int], chunk: int, settings: dict) -> tuple[Examples, SelfPlayStats]:

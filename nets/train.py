@@ -73,7 +73,7 @@ TABLE_A1["ttcc4_2p"] = TABLE_A1["othello6"]
 
 
 # settings added after run folders existed, with the value a folder without them ran with
-ADDED_LATER = {"cap_fast": 0, "cap_share": 0.25}
+ADDED_LATER = {"cap_fast": 0, "cap_share": 0.25, "random_plies": 0}
 
 
 @dataclass(frozen=True)
@@ -96,6 +96,7 @@ class TrainConfig:
     leaves: int = 1  # descents per tree and step, virtual loss (1: the paper's sequential search)
     cap_fast: int = 0  # playout cap randomization (nets.selfplay): a fast search's simulations, 0: off (the paper)
     cap_share: float = 0.25  # with it, the share of moves that are full searches, the only ones recorded
+    random_plies: int = 0  # random openings (nets.selfplay): the most random moves a game opens with, 0: none
     chunk: int | None = None  # self-play's forwards in fixed chunks of rows (a run spread over a cluster), else whole
     queue: int = 20000  # N_queue
     epochs: int = 1
@@ -139,7 +140,7 @@ class TrainConfig:
         for name in ("tau", "lr", "alpha", "c_puct"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
-        for name in ("weight_decay", "t_opening"):
+        for name in ("weight_decay", "t_opening", "random_plies"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative, got {getattr(self, name)}")
         if self.chunk is not None and self.chunk < 1:
@@ -430,7 +431,7 @@ class Run:
         play_seed, learn_seed = derive_seeds(c.seed, i, count=2, bits=64)
         start = time.perf_counter()
         names = ("games", "simulations", "c_puct", "t_opening", "tau", "eps", "noise", "alpha", "leaves")
-        names += ("cap_fast", "cap_share")
+        names += ("cap_fast", "cap_share", "random_plies")
         settings = {**{k: getattr(c, k) for k in names}, "seed": play_seed}
         if self.spread is None:
             examples, stats = self_play(self.game, self.evaluator, **settings)

@@ -88,6 +88,45 @@ def test_a_playout_cap_records_only_the_full_searches():
         self_play(C4, UniformEvaluator("zero"), cap_fast=1, **settings)
 
 
+def _games(examples):
+    """The examples split by game, with each game's opening length: in a game, position t + 1 (the mover's view)
+    has as its own discs those of the opponent at t, and as the opponent's those of the mover at t and one more."""
+    planes = examples.planes.astype(int)
+    follows = [
+        np.array_equal(planes[t + 1, 0], planes[t, 1])
+        and (planes[t + 1, 1] - planes[t, 0]).min() == 0
+        and (planes[t + 1, 1] - planes[t, 0]).sum() == 1
+        for t in range(len(planes) - 1)
+    ]
+    starts = [0, *(t + 1 for t, f in enumerate(follows) if not f), len(planes)]
+    discs = planes[:, :2].sum(axis=(1, 2, 3))
+    return [
+        (examples.planes[a:b], examples.policy[a:b], examples.value[a:b], int(discs[a]))
+        for a, b in zip(starts, starts[1:])
+    ]
+
+
+def test_random_openings_play_unrecorded_random_moves_drawn_apart():
+    """Each game opens with k uniformly random moves, k in 0 .. random_plies, not searched or recorded; the
+    openings have a stream of their own, so a game that drew k = 0 is the game of a run without openings."""
+    settings = dict(games=40, simulations=8, seed=5)
+    plain = _games(self_play(C4, UniformEvaluator("zero"), **settings)[0])
+    opened, stats = self_play(C4, UniformEvaluator("zero"), random_plies=12, **settings)
+    games = _games(opened)
+    assert len(games) == 40 and stats.positions == stats.moves == len(opened)  # every game plays from its opening
+    lengths = [k for *_, k in games]
+    assert max(lengths) <= 12 and len(set(lengths)) >= 8 and 3 < np.mean(lengths) < 9
+    unopened = [i for i, k in enumerate(lengths) if k == 0]
+    assert unopened and len(unopened) < 10
+    for i in unopened:
+        for mine, theirs in zip(games[i][:3], plain[i][:3]):
+            np.testing.assert_array_equal(mine, theirs)
+    # an opening's move that would end the game ends the opening: with up to 200 plies no game is over before it starts
+    long, long_stats = self_play(C4, UniformEvaluator("zero"), random_plies=200, **settings)
+    assert len(_games(long)) == 40 and long_stats.positions >= 40
+    assert max(k for *_, k in _games(long)) > 12
+
+
 def test_an_iterations_games_split_by_index_and_joined_are_the_games_played_at_once():
     """Each game's streams come from its index, not its row: shares [0, 1], [2] and [3, 4] played apart (by
     self_play or by play_share, as a cluster's worker does) and joined equal the five games played together with

@@ -38,6 +38,12 @@ _SETTINGS = {
         "and only full searches are recorded (0: off, every move a full search, as the paper)",
     ),
     "--cap-share": ("cap_share", float, "with --cap-fast, the share of moves that are full searches (0.25)"),
+    "--random-plies": (
+        "random_plies",
+        int,
+        "random openings: each game first plays up to this many uniformly random moves (the number drawn "
+        "uniformly), unsearched and unrecorded, so the net also learns positions of weak play (0: off, as the paper)",
+    ),
     "--chunk": (
         "chunk",
         int,
