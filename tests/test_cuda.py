@@ -16,25 +16,11 @@ from nets.model import key_uniforms
 from nets.selfplay import self_play
 from nets.train import Run, TrainConfig
 from search.puct import PUCT, Request
+from tests.test_evaluator import positions
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 
 GAMES = ["connect4", "othello6", "othello"]
-
-
-def positions(game, count, seed):
-    """`count` non-terminal states of `game` after 0-20 seeded random moves each."""
-    rng = np.random.default_rng(seed)
-    out = []
-    while len(out) < count:
-        state = game.new_initial_state()
-        for _ in range(int(rng.integers(0, 21))):
-            state.apply_action(int(rng.choice(state.legal_actions())))
-            if state.is_terminal():
-                break
-        if not state.is_terminal():
-            out.append(state)
-    return out
 
 
 def answers(game, net, device, dtype=None, dropout=0.0, n=300):
