@@ -52,6 +52,10 @@ SCRIPTS = [
     ),
     ("experiments.judge_noise", ["--games", "1", "--out", "{tmp}"]),
     (
+        "experiments.optimal_moves",
+        ["--agents", "mcts:simulations=20", "--opponents", "random", "--games", "2", "--out", "{tmp}/o.json"],
+    ),
+    (
         "experiments.dropout_damage",
         ["--opponents", "random", "--games", "2", "--positions", "8", "--draws", "1", "--out", "{tmp}"],
     ),
@@ -503,3 +507,20 @@ def test_a_run_is_dirty_when_code_changed_not_when_a_results_folder_did(tmp_path
     assert not provenance.commit().endswith("+dirty") and provenance.commit() != "unknown"
     (tmp_path / "code.py").write_text("x = 2\n")
     assert provenance.commit().endswith("+dirty")
+
+
+def test_optimal_moves_are_judged_by_the_solvers_values():
+    """Both players with three in a column and the first to move: the win now (column 3) is optimal and best;
+    blocking the other column (0) still wins, later: optimal, not best; anything else loses. The second player's
+    moves came in lost positions (every one keeps the value) and none was its slowest loss. Wilson's interval
+    by hand."""
+    pytest.importorskip("bitbully")
+    from experiments.optimal_moves import judge, wilson
+
+    opening = [3, 0, 3, 0, 3, 0]
+    assert judge([*opening, 3], seat=0) == (4, 4, 4, 4, 4)  # every one of its positions had a losing move
+    assert judge([*opening, 0], seat=0) == (4, 4, 4, 4, 3)
+    assert judge([*opening, 6], seat=0) == (3, 4, 3, 4, 3)
+    assert judge([*opening, 3], seat=1) == (3, 3, 0, 0, 0)
+    lo, hi = wilson(5, 10)
+    assert lo == pytest.approx(0.2366, abs=1e-4) and hi == pytest.approx(0.7634, abs=1e-4)
