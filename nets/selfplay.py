@@ -105,6 +105,8 @@ def self_play(
         raise ValueError(
             f"a playout cap needs 2 <= cap_fast <= simulations and cap_share in (0, 1], got {cap_fast}, {cap_share}"
         )
+    if random_plies < 0:
+        raise ValueError(f"random_plies (the most random opening moves) must be 0 or more, got {random_plies}")
     indices = list(range(games)) if indices is None else [int(i) for i in indices]
     if not indices or sorted(set(indices)) != indices or not 0 <= indices[0] <= indices[-1] < games:
         raise ValueError(f"indices must be increasing game indices in [0, {games}), got {indices}")

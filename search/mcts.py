@@ -137,15 +137,14 @@ def select_child(w, node, ref, mover, formula, use_amaf):
         visits = w.visits[c]
         v = np.int64(visits)
         root = roots[v] if v < roots.shape[0] else inverse_root(formula, visits)
-        inverse = root * root
         if formula != UCB1:
             q = 2.0 * w.value[c] - visits  # the sum of 2 x - 1 over scores x in [0, 1]: +1 / 0 / -1 a win / draw / loss
             # [AlphaDDA eq. 12]: q / (N + eps) + C sqrt(ln(.) / (N + eps))
-            score = q * inverse + bonus * root
+            score = q * root * root + bonus * root
         elif visits == 0.0:
             score = np.inf
         else:
-            q = w.value[c] * inverse
+            q = w.value[c] / visits  # a mean rounded once: equal means tie whatever their counts (C = 0)
             if row >= 0 and k_equiv > 0.0:
                 amaf_n = w.amaf_visits[row, mover, w.action[c]]
                 if amaf_n > 0.0:

@@ -145,6 +145,12 @@ def test_vo_band_chooses_uniformly_among_moves_within_vo():
     assert choose(tree, params(vo=0.0), UCB1).tolist() == [200, 0, 0, 0]
 
 
+def test_equal_means_tie_whatever_their_visits():
+    # [SA-MCTS eq. 1] with C = 0 the score is the mean alone: 3 of 3 and 5 of 5 are both 1.0, a tie drawn at random
+    counts = choose(hand_tree([3, 5, 4], [3.0, 5.0, 3.0]), params(c=0.0), UCB1)
+    assert counts[2] == 0 and min(counts[:2]) > 60
+
+
 def test_t_switch_uses_the_playout_policy_below_t_visits():
     # UCT prefers column 3 (only visited, best); MAST (greedy, eps = 0) prefers column 5, whose mean is highest.
     sp = MCTS(C4, params(c=0.0, eps=0.0, t=math.inf), [1, UCB1, 1, 0], make_rng(0))

@@ -121,10 +121,34 @@ def test_random_openings_play_unrecorded_random_moves_drawn_apart():
     for i in unopened:
         for mine, theirs in zip(games[i][:3], plain[i][:3]):
             np.testing.assert_array_equal(mine, theirs)
+    # the openings' moves are drawn: games opened by as many moves start from different positions
+    by_length = {}
+    for planes, _, _, k in games:
+        by_length.setdefault(k, []).append(planes[0].tobytes())
+    assert all(len(set(firsts)) > 1 for k, firsts in by_length.items() if k >= 2 and len(firsts) >= 3)
+    # k is uniform in 0 .. K, K included: with K = 2 each of 0, 1, 2 opens about a third of the games
+    short = [k for *_, k in _games(self_play(C4, UniformEvaluator("zero"), random_plies=2, **settings)[0])]
+    assert sorted(set(short)) == [0, 1, 2] and min(short.count(k) for k in (0, 1, 2)) >= 6
+    # an opening's stream is its own: beside a playout cap, an unopened game is the capped run's game
+    capped = dict(cap_fast=4, cap_share=0.5, **settings)
+    for i in unopened[:2]:
+        alone = self_play(C4, UniformEvaluator("zero"), indices=[i], **capped)[0]
+        alone_opened = self_play(C4, UniformEvaluator("zero"), indices=[i], random_plies=12, **capped)[0]
+        for field in ("planes", "policy", "value"):
+            np.testing.assert_array_equal(getattr(alone_opened, field), getattr(alone, field))
+    # game i's opening follows i, not its row: shares played apart and joined are the games played together
+    shares = [
+        self_play(C4, UniformEvaluator("zero"), random_plies=12, indices=s, **settings) for s in ([0, 1], [2], [3])
+    ]
+    together, _ = self_play(C4, UniformEvaluator("zero"), random_plies=12, indices=[0, 1, 2, 3], **settings)
+    for field in ("planes", "policy", "value"):
+        np.testing.assert_array_equal(getattr(join(shares)[0], field), getattr(together, field))
     # an opening's move that would end the game ends the opening: with up to 200 plies no game is over before it starts
     long, long_stats = self_play(C4, UniformEvaluator("zero"), random_plies=200, **settings)
     assert len(_games(long)) == 40 and long_stats.positions >= 40
     assert max(k for *_, k in _games(long)) > 12
+    with pytest.raises(ValueError, match="random_plies"):
+        self_play(C4, UniformEvaluator("zero"), random_plies=-1, **settings)
 
 
 def test_an_iterations_games_split_by_index_and_joined_are_the_games_played_at_once():
