@@ -172,8 +172,6 @@ def random_opening(game, most: int, rng):
     """A start position after k uniformly random moves, k uniform in 0 .. most; a move that would end the game
     ends the opening instead (the game then starts from the position before it)."""
     state = game.new_initial_state()
-    if most <= 0:
-        return state
     for _ in range(randint(rng, most + 1)):
         legal = state.legal_actions()
         after = state.clone()
