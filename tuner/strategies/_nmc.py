@@ -94,6 +94,8 @@ FIELDS = (
 START, END, PREV, NEXT, SLOT = range(5)  # the columns of `groups`
 GN, GR = range(2)  # the columns of `group_stats`
 MEMBER = 4  # NMC's column of `combos`: 1 + the combination's member, 0 if none
+MEMBERS_MAX = 1 << 16  # the global bandit's members at most (combinations evaluated later are not added)
+FIRST_MEMBERS = 1 << 8  # room for members at the start of a game: a reset allocates kilobytes, not megabytes
 SCAN_MAX = 256  # spaces of at most this many combinations: no groups (measured: cheaper below ~150 members)
 assert SCAN_MAX <= DIRECT_MAX  # a scan reads its members' rows by code: a slot per combination
 
@@ -142,10 +144,16 @@ def limits(arrays, scalars, total) -> tuple[dict, tuple]:
     return {**bounds, "member": (0, scalars["pooled"])}, ("pool",)
 
 
-def make_state(space, settings) -> tuple:
-    """(compiled state, its arrays by name) for a fresh NMC over `space`."""
+def capacity(space) -> int:
+    """The most members NMC keeps: one per combination, at most MEMBERS_MAX."""
+    return min(space.combinations(), MEMBERS_MAX)
+
+
+def make_state(space, settings, rows: int | None = None) -> tuple:
+    """(compiled state, its arrays by name) for a fresh NMC over `space`, room for `rows` members (by default
+    FIRST_MEMBERS; `grow` doubles them as a game evaluates more combinations, up to `capacity`)."""
     arrays = stats_arrays(space, ucb=True, columns=1)
-    total, rows = space.combinations(), min(space.combinations(), 1 << 16)
+    rows = min(capacity(space), FIRST_MEMBERS) if rows is None else rows
     arrays.update(
         pool=np.zeros((rows, len(space)), dtype=np.int64),
         pool_codes=np.zeros(rows, dtype=np.int64),
@@ -167,9 +175,43 @@ def make_state(space, settings) -> tuple:
         c_local,
         c_global,
         *(arrays[n] for n in NAMES),
-        total > SCAN_MAX,
+        space.combinations() > SCAN_MAX,
     )
     return st, arrays
+
+
+@kernel
+def grow(st):
+    """Double the member arrays (up to `capacity`), keeping their contents (not inlined: it allocates, and runs
+    about log2 of the members a game makes times)."""
+    rows = min(2 * st.pool.shape[0], st.combinations, MEMBERS_MAX)
+    st.pool = _grown2(st.pool, rows)
+    st.pool_codes = _grown1(st.pool_codes, rows)
+    st.order = _grown1(st.order, rows)
+    st.means = _grown1(st.means, rows)
+    st.position = _grown1(st.position, rows)
+    st.group = _grown1(st.group, rows)
+    st.groups = _grown2(st.groups, rows)
+    st.group_stats = _grown2(st.group_stats, rows)
+    st.live = _grown1(st.live, rows)
+    st.free = _grown1(st.free, rows)
+
+
+@kernel
+def _grown1(a, rows):
+    out = np.zeros(rows, dtype=a.dtype)
+    for i in range(a.shape[0]):
+        out[i] = a[i]
+    return out
+
+
+@kernel
+def _grown2(a, rows):
+    out = np.zeros((rows, a.shape[1]), dtype=a.dtype)
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            out[i, j] = a[i, j]
+    return out
 
 
 def forget(arrays: dict, factor: float) -> None:
@@ -258,7 +300,9 @@ def swap(st, a, b):
 def update(st, x, reward, rng):
     s = record_ucb(st, x, reward)
     k, new = np.int64(st.combos[s, MEMBER]) - 1, False
-    if k < 0 and st.pooled < st.pool.shape[0]:
+    if k < 0 and st.pooled < min(st.combinations, MEMBERS_MAX):
+        if st.pooled == st.pool.shape[0]:
+            grow(st)
         k, new = add_member(st, x, code(st, x)), True
         st.combos[s, MEMBER] = k + 1
     if st.grouped and k >= 0:

@@ -48,6 +48,11 @@ class Entry:
     limits: Callable = lambda arrays, scalars, total: ({}, ())
     fixed: tuple[str, ...] = ()  # scalar fields set from the settings: a saved state must hold the same
     columns: tuple[str, ...] = ()  # the strategy's own columns of `combos`, after the statistics (saved by name)
+    # arrays that start small and grow as a game needs them (NMC's members), and the rows they can grow to,
+    # capacity(space), at which a saved state holds them (its size the space's, whatever the history) and
+    # make_state(space, settings, rows) makes them
+    growable: tuple[str, ...] = ()
+    capacity: Callable | None = None
 
     @property
     def compiled(self) -> bool:
@@ -112,6 +117,8 @@ REGISTRY = {
             limits=_nmc.limits,
             fixed=("eps0", "c_local", "c_global", "grouped"),
             columns=("member",),
+            growable=_nmc.NAMES,
+            capacity=_nmc.capacity,
         ),
         Entry(
             "ea",

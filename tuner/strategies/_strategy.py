@@ -277,6 +277,10 @@ class Strategy:
         arrays, kind = self.arrays, typeof(self.compiled)
         saved = {name: arrays[name] for name in _array_fields(kind) if name not in LAYOUT and name != "combos"}
         saved.update(dense(arrays, self.entry.columns))
+        for name in self.entry.growable:  # at the rows they can grow to, zeros beyond those in use
+            full = np.zeros((self.entry.capacity(self.space), *saved[name].shape[1:]), dtype=saved[name].dtype)
+            full[: saved[name].shape[0]] = saved[name]
+            saved[name] = full
         scalars = dict(zip((name for name, _ in _scalar_fields(kind)), _scalars(self.compiled)))
         return {
             "kind": self.kind,
@@ -301,7 +305,8 @@ class Strategy:
         for key, value in mine.items():
             if state.get(key) != value:
                 raise ValueError(f"the saved strategy's {key} is {state.get(key)!r}, not {value!r}")
-        compiled, arrays = self.entry.make_state(self.space, self.settings)
+        full = {"rows": self.entry.capacity(self.space)} if self.entry.growable else {}
+        compiled, arrays = self.entry.make_state(self.space, self.settings, **full)
         kind, columns, total = typeof(compiled), self.entry.columns, self.space.combinations()
         fields = [(name, t) for name, t in _scalar_fields(kind) if name not in LAYOUT]
         own = [name for name in _array_fields(kind) if name not in LAYOUT and name != "combos"]
