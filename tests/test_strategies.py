@@ -19,7 +19,6 @@ from tuner.strategies import (
 )
 from tuner.strategies._common import FIRST_SLOTS, by_code
 from tuner.strategies._lsi import move_best_to_front
-from tuner.strategies._ntbea import score as ntbea_score
 
 ADAPTIVE = ["nmc", "ea", "ntbea"]
 
@@ -174,28 +173,57 @@ def test_grid_is_a_round_robin_and_random_is_uniform():
     assert len(counts) == 125 and counts.min() > 120 and counts.max() < 290
 
 
-def test_ntbea_full_tuple_models_an_interaction_that_per_parameter_values_miss():
-    # NTBEA's landscape model [SA-MCTS Alg. 4] averages the UCB of a point's 1-tuples and its d-tuple
+def ntbea_model(ntbea, y) -> float:
+    """[SA-MCTS Alg. 4]'s model UCB of point y of a 4 x 4 space, worked by hand: the mean, over its sampled 1-tuples
+    and its pair, of mean + C sqrt(ln N / n) (0 if none was sampled)."""
+    a, width = ntbea.arrays, 0.2 * np.sqrt(np.log(ntbea.total))
+    n = [a["value_n"][0, y[0]], a["value_n"][1, y[1]], a["combo_n"][4 * y[0] + y[1]]]
+    s = [a["value_s"][0, y[0]], a["value_s"][1, y[1]], a["combo_s"][4 * y[0] + y[1]]]
+    sampled = [s[k] / n[k] + width / np.sqrt(n[k]) for k in range(3) if n[k] > 0]
+    return np.mean(sampled) if sampled else 0.0
+
+
+def ntbea_moves(ntbea, starts, mean, rng) -> dict:
+    """Put `ntbea` (a 4 x 4 space, hundreds of neighbours a step) at each start, tell it that point, and check that
+    it moves to a neighbour of best `ntbea_model`; returns where it moved from each start."""
+    moved = {}
+    for start in starts:
+        ntbea.arrays["current"][:] = start  # the compiled state's own array
+        ntbea.tell(np.array(start), float(rng.random() < mean(start)))
+        neighbours = [(v, start[1]) for v in range(4) if v != start[0]] + [
+            (start[0], v) for v in range(4) if v != start[1]
+        ]
+        moved[start] = tuple(ntbea.arrays["current"].tolist())
+        best = max(ntbea_model(ntbea, y) for y in neighbours)
+        assert ntbea_model(ntbea, moved[start]) == pytest.approx(best, abs=1e-9)
+    return moved
+
+
+def test_ntbea_moves_by_its_landscape_model_which_sees_an_interaction_that_values_alone_miss():
+    """NTBEA steps to the neighbour of best model UCB [SA-MCTS Alg. 4, 5] from every point of a space whose best
+    pair (0, 0) is not the pair of the best values (3, 3), each tuple well sampled: from (3, 0) to (0, 0), where the
+    1-tuples alone go to (3, 3). Then, sampled only where p0 < 2, from points whose neighbours have 1, 2 or 3
+    sampled tuples (a sum over them, or unsampled tuples counted, would rank those otherwise)."""
     space, mean, best = interaction()
-    ntbea = Strategy(space, "ntbea", seed=4)
     rng = np.random.default_rng(4)
+    ntbea = Strategy(space, "ntbea", seed=4, neighbours=400)  # each of a point's 6 neighbours surely scored
     for _ in range(4000):  # uniformly random points, so that every tuple is well sampled
         x = rng.integers(0, 4, size=2)
         ntbea.tell(x, float(rng.random() < mean(x)))
     value_means = ntbea.arrays["value_s"] / ntbea.arrays["value_n"]
     assert value_means.argmax(axis=1).tolist() == [3, 3]  # the 1-tuples alone pick (3, 3)
-    width = 0.2 * np.sqrt(np.log(4000))
-    model = {x: ntbea_score(ntbea.compiled, np.array(x), width) for x in [(0, 0), (3, 3), (1, 2)]}
-    assert model[(0, 0)] > model[(3, 3)] > model[(1, 2)]  # with the pair's own tuple, (0, 0) is best
-    by_hand = np.mean(
-        [
-            value_means[0, 3] + width / np.sqrt(ntbea.arrays["value_n"][0, 3]),
-            value_means[1, 3] + width / np.sqrt(ntbea.arrays["value_n"][1, 3]),
-            ntbea.arrays["combo_s"][15] / ntbea.arrays["combo_n"][15] + width / np.sqrt(ntbea.arrays["combo_n"][15]),
-        ]
-    )
-    assert model[(3, 3)] == pytest.approx(by_hand)
-    assert ntbea_score(Strategy(space, "ntbea", seed=0).compiled, np.array([1, 1]), width) == 0.0  # nothing seen
+    moved = ntbea_moves(ntbea, [(a, b) for a in range(4) for b in range(4)], mean, rng)
+    assert moved[(3, 0)] == (0, 0)
+
+    def by_p1(x):
+        return 0.9 if x[1] == 3 else 0.05
+
+    half = Strategy(space, "ntbea", seed=5, neighbours=400)
+    for _ in range(2000):
+        x = np.array([rng.integers(0, 2), rng.integers(0, 4)])
+        half.tell(x, float(rng.random() < by_p1(x)))
+    moved = ntbea_moves(half, [(a, b) for a in range(2) for b in range(4)], by_p1, rng)
+    assert moved[(0, 3)] in [(2, 3), (3, 3)]  # its p1 tuple alone (0.9) beats (1, 3)'s three (0.26, 0.9, 0.9)
 
 
 def test_ntbea_concentrates_on_the_best_values_of_a_large_space():

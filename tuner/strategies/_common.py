@@ -35,13 +35,16 @@ STATS_FIELDS = [
     # that a game's cost and memory follow the combinations it visits, not the size of the space (475,200 at 6
     # SA-MCTS parameters).
     ("keys", INT1),
+    # a bit per combination of a hash table's space, set once it takes a slot: a lookup of a combination never told
+    # (most of NTBEA's neighbours) reads a bit, not a cache line of the table (None with a direct table)
+    ("seen", types.uint64[::1]),
     ("combos", FLOAT2),
     ("filled", types.int64),  # slots in use (0 in a direct table)
     ("shift", types.int64),  # 64 - log2(H): a code's first slot is the top bits of code * 2^64 / phi (0: direct)
     ("combinations", types.int64),  # T = prod(sizes)
     ("total", types.int64),  # updates so far
 ]
-LAYOUT = ("keys", "filled", "shift", "combinations")  # the table's: a saved state holds combos by code instead
+LAYOUT = ("keys", "seen", "filled", "shift", "combinations")  # the table's: a saved state holds combos by code instead
 DIRECT_MAX = 1 << 14  # spaces of at most this many combinations: a row per combination (at most 640 kB)
 FIRST_SLOTS = 1 << 12  # a hash table's slots at the start of a game
 FIBONACCI = np.uint64(0x9E3779B97F4A7C15)  # 2^64 / golden ratio: spreads runs of neighbouring codes
@@ -80,6 +83,7 @@ def stats_arrays(space: Space, ucb: bool = False, columns: int = 0) -> dict[str,
     }
     if slots < total:
         arrays["keys"] = np.zeros(slots, dtype=np.int64)
+        arrays["seen"] = np.zeros((total + 63) // 64, dtype=np.uint64)
     if ucb:
         arrays.update(value_m=np.zeros((d, width)), value_r=np.full((d, width), np.inf))
     return arrays
@@ -90,7 +94,8 @@ def stats_args(arrays: dict) -> tuple:
     keys = arrays.get("keys")
     shift = 0 if keys is None else 64 - keys.shape[0].bit_length() + 1
     names = ("sizes", "rules", "value_n", "value_s")
-    return (*(arrays[n] for n in names), keys, arrays["combos"], shift, int(np.prod(arrays["sizes"])))
+    total = int(np.prod(arrays["sizes"]))
+    return (*(arrays[n] for n in names), keys, arrays.get("seen"), arrays["combos"], shift, total)
 
 
 def ucb_args(arrays: dict) -> tuple:
@@ -156,7 +161,7 @@ def refresh_inverse_sqrt(n: np.ndarray, out: np.ndarray) -> None:
 @kernel(inline="always")
 def set_stats(st, stats):
     """Fill the statistics fields of a new state from `stats_args` (constructors only)."""
-    st.sizes, st.rules, st.value_n, st.value_s, st.keys, st.combos, st.shift, st.combinations = stats
+    st.sizes, st.rules, st.value_n, st.value_s, st.keys, st.seen, st.combos, st.shift, st.combinations = stats
     st.filled, st.total = 0, 0
 
 
@@ -173,7 +178,7 @@ def hashed(state_type) -> bool:
 def state_fields(fields: list, arrays: dict) -> list:
     """A strategy's fields for `arrays`: a direct table's `keys` are None, so that its compiled steps hold no
     hashing at all (the two tables are two types, each compiled for itself)."""
-    return [(name, types.none if name == "keys" and "keys" not in arrays else t) for name, t in fields]
+    return [(name, types.none if name in ("keys", "seen") and "keys" not in arrays else t) for name, t in fields]
 
 
 def find(st, c):
@@ -212,6 +217,7 @@ def _slot_for(st, c):
         s = find(st, c)
         if st.keys[s] == 0:
             st.keys[s] = c + 1
+            st.seen[c >> 6] |= np.uint64(1) << np.uint64(c & 63)
             st.filled += 1
             if 2 * st.filled > st.keys.shape[0]:
                 grow(st)
@@ -219,6 +225,18 @@ def _slot_for(st, c):
         return s
 
     return impl
+
+
+def maybe_told(st, c):
+    """False if the combination of code c was surely never told (its bit in `seen` unset), else True."""
+    raise TypeError("maybe_told runs in compiled code")
+
+
+@overload(maybe_told)
+def _maybe_told(st, c):
+    if not hashed(st):
+        return lambda st, c: True
+    return lambda st, c: (st.seen[c >> 6] >> np.uint64(c & 63)) & np.uint64(1) != 0
 
 
 def code_at(st, s):
