@@ -345,21 +345,6 @@ def random_combination(st, rng, x):
 
 
 @kernel(inline="always")
-def ucb_value(st, i, rng, width):
-    """UCB1 over the values of parameter i, width = C sqrt(ln N) (unsampled values first, ties at random)."""
-    best, pick, ties = -np.inf, 0, 0
-    for v in range(st.sizes[i]):
-        score = np.inf if st.value_n[i, v] == 0.0 else st.value_m[i, v] + width * st.value_r[i, v]
-        if score > best:
-            best, pick, ties = score, v, 1
-        elif score == best:
-            ties += 1
-            if randint(rng, ties) == 0:
-                pick = v
-    return pick
-
-
-@kernel(inline="always")
 def recommend_lcb(st, x):
     """The sampled combination with the best lower confidence bound, mean - sqrt(ln N / n), into x (ties: the
     smallest code); False if nothing was sampled."""

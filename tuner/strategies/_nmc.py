@@ -48,7 +48,6 @@ from tuner.strategies._common import (
     stats_args,
     stats_arrays,
     ucb_args,
-    ucb_value,
 )
 from tuner.strategies._settings import Setting
 from tuner.strategies._space import make_legal
@@ -240,8 +239,22 @@ def run_start(means, lo, p):
 def choose(st, rng, x):
     sqrt_log = math.sqrt(math.log(max(1, st.total)))
     if st.pooled == 0 or uniform(rng) < st.eps0:  # explore: each value by its own bandit
+        # UCB1 over each parameter's values (unsampled values first, ties at random), written out with the
+        # arrays read once: a helper per parameter had its arguments reference-counted, and the arrays' fields
+        # were read again at every value (the random stream's writes might have changed them)
+        value_n, value_m, value_r, sizes = st.value_n, st.value_m, st.value_r, st.sizes
+        width = st.c_local * sqrt_log
         for i in range(x.shape[0]):
-            x[i] = ucb_value(st, i, rng, st.c_local * sqrt_log)
+            best, pick, ties = -np.inf, 0, 0
+            for v in range(sizes[i]):
+                score = np.inf if value_n[i, v] == 0.0 else value_m[i, v] + width * value_r[i, v]
+                if score > best:
+                    best, pick, ties = score, v, 1
+                elif score == best:
+                    ties += 1
+                    if randint(rng, ties) == 0:
+                        pick = v
+            x[i] = pick
         make_legal(x, st.rules)
     else:  # exploit: the global bandit, UCB1 over the members
         width = st.c_global * sqrt_log
