@@ -714,24 +714,46 @@ def test_a_hash_table_holds_every_combination_told_by_its_code():
 
 
 def test_nmcs_members_grow_as_a_game_needs_them_and_choose_as_with_room_for_all():
-    """NMC starts with room for _nmc.FIRST_MEMBERS members and doubles it as it evaluates more combinations: over 3,000
-    steps on 1,296 combinations (over 512 members, two doublings) it asks and saves exactly what an NMC made
-    with room for every combination asks and saves (a member's row, mean, place or group lost in a doubling,
-    or a limit off by one, would part them)."""
+    """NMC starts with room for FIRST_MEMBERS members and doubles it as it evaluates more combinations: over 3,000
+    steps on 1,296 combinations with rewards in [0, 1] (over 512 members, two doublings, a freed group id carried
+    across one) it asks and saves exactly what an NMC made with room for every combination asks and saves (a member's
+    row, mean, place or group, or a freed id, lost in a doubling would part them)."""
     import json
 
     space = six_values(4)
-
-    def mean(x):
-        return 0.1 + 0.05 * (x[0] == 2)  # rare rewards: the bandits go on trying new combinations
-
     grown, roomy = make_strategy(space, "nmc", seed=4), make_strategy(space, "nmc", seed=4)
     roomy.compiled, _ = REGISTRY["nmc"].make_state(space, roomy.settings, rows=space.combinations())
     assert len(grown.arrays["pool"]) == _nmc.FIRST_MEMBERS < len(roomy.arrays["pool"]) == space.combinations()
-    assert run(grown, mean, 3000, seed=5) == run(roomy, mean, 3000, seed=5)
-    members = int(grown.state_dict()["scalars"]["pooled"])
-    assert 2 * _nmc.FIRST_MEMBERS < members <= len(grown.arrays["pool"]) < space.combinations()
+    rng, rows, freed_at_doublings = np.random.default_rng(5), _nmc.FIRST_MEMBERS, []
+    for _ in range(3000):
+        x, y = grown.ask(), roomy.ask()
+        assert np.array_equal(x, y)
+        reward = float(rng.random() < 0.3) * rng.random()  # rare and continuous: new combinations, groups come and go
+        grown.tell(x, reward), roomy.tell(y, reward)
+        if len(grown.arrays["pool"]) != rows:
+            rows = len(grown.arrays["pool"])
+            freed_at_doublings.append(int(_nmc_scalars(grown)["free_count"]))
+    assert len(freed_at_doublings) == 2 and max(freed_at_doublings) > 0  # a freed group id crossed a doubling
+    assert 2 * _nmc.FIRST_MEMBERS < int(_nmc_scalars(grown)["pooled"]) < space.combinations()
     assert json.dumps(grown.state_dict()) == json.dumps(roomy.state_dict())
+
+
+def _nmc_scalars(strategy) -> dict:
+    return strategy.state_dict()["scalars"]
+
+
+def test_nmc_filled_to_a_capacity_that_is_no_power_of_two_saves_and_goes_on():
+    """257 combinations (one parameter): after every one is a member (room 256 doubled, but only to 257), the saved
+    state loads into another seed and asks as the original does."""
+    import json
+
+    space = Space([Param("p", tuple(range(257)), 0.0, 256.0, 0.0)])
+    original = make_strategy(space, "nmc", seed=3, eps0=1.0)  # exploring: every value once, unsampled first
+    run(original, lambda x: 0.5, 300, seed=1)
+    assert _nmc_scalars(original)["pooled"] == len(original.arrays["pool"]) == 257
+    loaded = make_strategy(space, "nmc", seed=30, eps0=1.0)
+    loaded.load_state_dict(json.loads(json.dumps(original.state_dict())))
+    assert run(loaded, lambda x: 0.5, 200, seed=2) == run(original, lambda x: 0.5, 200, seed=2)
 
 
 def test_a_saved_state_and_the_recommendation_follow_the_combinations_not_the_order_they_came_in():

@@ -35,8 +35,9 @@ STATS_FIELDS = [
     # that a game's cost and memory follow the combinations it visits, not the size of the space (475,200 at 6
     # SA-MCTS parameters).
     ("keys", INT1),
-    # a bit per combination of a hash table's space, set once it takes a slot: a lookup of a combination never told
-    # (most of NTBEA's neighbours) reads a bit, not a cache line of the table (None with a direct table)
+    # a bit per combination of a hash table's space, set once it takes a slot, for a strategy that looks up many
+    # combinations never told (NTBEA's neighbours): it reads a bit, not a cache line of the table (58 kB at 475,200
+    # combinations; None with a direct table or for the other strategies)
     ("seen", types.uint64[::1]),
     ("combos", FLOAT2),
     ("filled", types.int64),  # slots in use (0 in a direct table)
@@ -67,9 +68,9 @@ class CompiledState(structref.StructRefProxy):
     """What Python holds of a StructRef state: an opaque handle to pass to compiled code."""
 
 
-def stats_arrays(space: Space, ucb: bool = False, columns: int = 0) -> dict[str, np.ndarray]:
-    """Fresh statistics arrays for `space` (with the UCB caches if `ucb`, and `columns` more per combination),
-    by field name."""
+def stats_arrays(space: Space, ucb: bool = False, columns: int = 0, seen: bool = False) -> dict[str, np.ndarray]:
+    """Fresh statistics arrays for `space` (with the UCB caches if `ucb`, `columns` more per combination, and the
+    bits of combinations told if `seen` and the space takes a hash table), by field name."""
     d, width, total = len(space), int(space.sizes.max()), space.combinations()
     if total > 1 << 24:
         raise ValueError(f"the space has {total} combinations; at most {1 << 24} are supported")
@@ -83,7 +84,8 @@ def stats_arrays(space: Space, ucb: bool = False, columns: int = 0) -> dict[str,
     }
     if slots < total:
         arrays["keys"] = np.zeros(slots, dtype=np.int64)
-        arrays["seen"] = np.zeros((total + 63) // 64, dtype=np.uint64)
+        if seen:
+            arrays["seen"] = np.zeros((total + 63) // 64, dtype=np.uint64)
     if ucb:
         arrays.update(value_m=np.zeros((d, width)), value_r=np.full((d, width), np.inf))
     return arrays
@@ -178,7 +180,7 @@ def hashed(state_type) -> bool:
 def state_fields(fields: list, arrays: dict) -> list:
     """A strategy's fields for `arrays`: a direct table's `keys` are None, so that its compiled steps hold no
     hashing at all (the two tables are two types, each compiled for itself)."""
-    return [(name, types.none if name in ("keys", "seen") and "keys" not in arrays else t) for name, t in fields]
+    return [(name, types.none if name in ("keys", "seen") and name not in arrays else t) for name, t in fields]
 
 
 def find(st, c):
@@ -217,7 +219,7 @@ def _slot_for(st, c):
         s = find(st, c)
         if st.keys[s] == 0:
             st.keys[s] = c + 1
-            st.seen[c >> 6] |= np.uint64(1) << np.uint64(c & 63)
+            mark_told(st, c)
             st.filled += 1
             if 2 * st.filled > st.keys.shape[0]:
                 grow(st)
@@ -227,6 +229,11 @@ def _slot_for(st, c):
     return impl
 
 
+def has_seen(state_type) -> bool:
+    """Whether a state type keeps the bits of the combinations told (`seen`)."""
+    return isinstance(state_type.field_dict["seen"], types.Array)
+
+
 def maybe_told(st, c):
     """False if the combination of code c was surely never told (its bit in `seen` unset), else True."""
     raise TypeError("maybe_told runs in compiled code")
@@ -234,9 +241,25 @@ def maybe_told(st, c):
 
 @overload(maybe_told)
 def _maybe_told(st, c):
-    if not hashed(st):
+    if not has_seen(st):
         return lambda st, c: True
     return lambda st, c: (st.seen[c >> 6] >> np.uint64(c & 63)) & np.uint64(1) != 0
+
+
+def mark_told(st, c):
+    """Set the bit of code c in `seen`, if the state keeps them."""
+    raise TypeError("mark_told runs in compiled code")
+
+
+@overload(mark_told)
+def _mark_told(st, c):
+    if not has_seen(st):
+        return lambda st, c: None
+
+    def impl(st, c):
+        st.seen[c >> 6] |= np.uint64(1) << np.uint64(c & 63)
+
+    return impl
 
 
 def code_at(st, s):

@@ -43,10 +43,12 @@ SETTINGS = (
 )
 
 
-# total < best x count x (1 - 2^-50), with best >= 0 and its two roundings, puts total / count, rounded, below best
-# (the quotient is within 2^-53 of exact, the bound's products within 2^-52): the neighbour loses without a division,
-# whose latency held up every comparison (10% of a step)
+# A neighbour with total < cut x count, cut = best x (1 - 2^-50) rounded, has total / count, rounded, below best (the
+# quotient is within 2^-53 of exact, cut x count within 2^-52): it loses without a division, whose latency held up
+# every comparison (10% of a step). Only for a best well inside the positive normal floats, where those error
+# bounds hold and nothing overflows (a negative or tiny best would let a tie be passed over: no cut then).
 CLEARLY_BELOW = 1.0 - 2.0**-50
+CUT_RANGE = (2.0**-900, 2.0**900)
 
 
 @structref.register
@@ -82,7 +84,7 @@ def new_state(state_type, stats, value_m, value_r, c, neighbours, current, candi
 
 
 def make_state(space, settings) -> tuple:
-    arrays = stats_arrays(space, ucb=True)
+    arrays = stats_arrays(space, ucb=True, seen=True)
     arrays.update(current=np.zeros(len(space), dtype=np.int64), candidate=np.zeros(len(space), dtype=np.int64))
     st = new_state(
         NTBEAState(state_fields(FIELDS, arrays)),
@@ -115,7 +117,7 @@ def update(st, x, reward, rng):
     record_ucb(st, x, reward)
     width = st.c * math.sqrt(math.log(st.total))  # every tuple's table holds N = total samples
     d = x.shape[0]
-    best, ties = -np.inf, 0
+    best, ties, cut = -np.inf, 0, -np.inf
     for _ in range(st.neighbours):
         for j in range(d):  # copies element by element: copy_into's array arguments were counted in and out
             x[j] = st.current[j]
@@ -138,11 +140,12 @@ def update(st, x, reward, rng):
                 if st.combos[t, N] > 0.0:
                     total += st.combos[t, M] + width * st.combos[t, R]
                     count += 1
-        if total < best * count * CLEARLY_BELOW:  # its score is surely below the best: no division needed
+        if total < cut * count:  # its score is surely below the best: no division needed
             continue
         s = total / count if count > 0 else 0.0
         if s > best:
             best, ties = s, 1
+            cut = best * CLEARLY_BELOW if CUT_RANGE[0] < best < CUT_RANGE[1] else -np.inf
             for j in range(d):
                 st.candidate[j] = x[j]
         elif s == best:

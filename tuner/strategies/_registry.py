@@ -54,6 +54,10 @@ class Entry:
     growable: tuple[str, ...] = ()
     capacity: Callable | None = None
 
+    def __post_init__(self):
+        if self.growable and self.capacity is None:
+            raise ValueError(f"strategy {self.name}: growable arrays need a capacity")
+
     @property
     def compiled(self) -> bool:
         return self.state is not None
