@@ -25,6 +25,12 @@ opening instead. Self-play alone visits the positions its own play reaches; Alph
 against weak opponents, whose positions lie elsewhere (the solved set's random positions, `sparring net solved`). The
 openings draw from a stream of their own, so `random_plies` 0 plays the games of a run without it.
 
+Value targets mixed with the search's (ours, after the Oracle devblog's Connect4 AlphaZero; off unless `value_mix` is
+set): a recorded position's value target is (1 - m) z + m q, z the game's result for its player to move and q the
+root's value after its search, 2 x (the children's values weighted by their visits) - 1, from the same view. The
+game's result is a single noisy sample of play that goes on for many moves, weaker early in training; the search's
+value is a lower-variance estimate of the same position. Play is unchanged: only the targets move.
+
 `augment` multiplies the examples by the game's board symmetries (Connect4 2, the Othellos 8).
 
 Game i draws its search and its move choices from (seed, i) alone, so an iteration's games can be split by index into
@@ -85,6 +91,7 @@ def self_play(
     cap_fast: int = 0,
     cap_share: float = 0.25,
     random_plies: int = 0,
+    value_mix: float = 0.0,
     indices=None,
 ) -> tuple[Examples, SelfPlayStats]:
     """Play `games` games of the net against itself, all in lock-step; return their positions and targets.
@@ -97,6 +104,7 @@ def self_play(
         leaves: descents per tree and step with virtual loss (1: the sequential search).
         cap_fast, cap_share: playout cap randomization (module docstring); cap_fast 0: every move a full search.
         random_plies: the most uniformly random moves a game opens with (module docstring); 0: none.
+        value_mix: the search's share m of each value target (module docstring); 0: the game's result alone.
         indices: play only these of the `games` games (a share, module docstring); None: all of them.
     Returns:
         the examples in game order (each game's positions in play order), and counts.
@@ -107,6 +115,8 @@ def self_play(
         )
     if random_plies < 0:
         raise ValueError(f"random_plies (the most random opening moves) must be 0 or more, got {random_plies}")
+    if not 0.0 <= value_mix <= 1.0:
+        raise ValueError(f"value_mix (the search's share of a value target) must lie in [0, 1], got {value_mix}")
     indices = list(range(games)) if indices is None else [int(i) for i in indices]
     if not indices or sorted(set(indices)) != indices or not 0 <= indices[0] <= indices[-1] < games:
         raise ValueError(f"indices must be increasing game indices in [0, {games}), got {indices}")
@@ -132,7 +142,7 @@ def self_play(
     caps = [make_rng(cap_seeds[i]) for i in indices]
     states = [random_opening(game, random_plies, make_rng(opening_seeds[i])) for i in indices]
     a = game.num_distinct_actions()
-    planes, policy, movers = ([[] for _ in range(rows)] for _ in range(3))
+    planes, policy, movers, searched = ([[] for _ in range(rows)] for _ in range(4))
     active, sims, moves = list(range(rows)), 0, 0
     while active:
         full = {i: cap_fast == 0 or uniform(caps[i]) < cap_share for i in active}
@@ -145,6 +155,8 @@ def self_play(
                 planes[i].append(state.encode().astype(np.uint8))
                 policy[i].append(pi)
                 movers[i].append(state.current_player())
+                score = r.score()  # None only if no child was visited: the game's result then stands alone
+                searched[i].append(np.nan if score is None else 2.0 * score - 1.0)  # for the player to move
             sims += r.simulations
             moves += 1
             if len(state.history()) < t_opening:  # the game's plies, the opening's counted
@@ -156,7 +168,9 @@ def self_play(
     values, first_wins, draws = [], 0, 0
     for i, state in enumerate(states):
         returns = state.returns()
-        values.append(np.array([returns[m] for m in movers[i]], dtype=np.float32))
+        z, q = np.array([returns[m] for m in movers[i]]), np.array(searched[i])
+        mixed = (1.0 - value_mix) * z + value_mix * np.where(np.isnan(q), z, q) if value_mix else z
+        values.append(mixed.astype(np.float32))
         first_wins += returns[0] > 0
         draws += returns[0] == 0
     h, w = game.board_shape

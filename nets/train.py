@@ -73,7 +73,7 @@ TABLE_A1["ttcc4_2p"] = TABLE_A1["othello6"]
 
 
 # settings added after run folders existed, with the value a folder without them ran with
-ADDED_LATER = {"cap_fast": 0, "cap_share": 0.25, "random_plies": 0}
+ADDED_LATER = {"cap_fast": 0, "cap_share": 0.25, "random_plies": 0, "value_mix": 0.0}
 
 
 @dataclass(frozen=True)
@@ -97,6 +97,7 @@ class TrainConfig:
     cap_fast: int = 0  # playout cap randomization (nets.selfplay): a fast search's simulations, 0: off (the paper)
     cap_share: float = 0.25  # with it, the share of moves that are full searches, the only ones recorded
     random_plies: int = 0  # random openings (nets.selfplay): the most random moves a game opens with, 0: none
+    value_mix: float = 0.0  # the search's share of a value target (nets.selfplay), 0: the game's result (the paper)
     chunk: int | None = None  # self-play's forwards in fixed chunks of rows (a run spread over a cluster), else whole
     queue: int = 20000  # N_queue
     epochs: int = 1
@@ -134,7 +135,7 @@ class TrainConfig:
             raise ValueError(f"simulations must be at least 2 (the first expands the root), got {self.simulations}")
         if self.batch < 2:
             raise ValueError("batch must be at least 2 (batch norm needs two positions)")
-        for name in ("eps", "noise", "momentum"):
+        for name in ("eps", "noise", "momentum", "value_mix"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must lie in [0, 1], got {getattr(self, name)}")
         for name in ("tau", "lr", "alpha", "c_puct"):
@@ -431,7 +432,7 @@ class Run:
         play_seed, learn_seed = derive_seeds(c.seed, i, count=2, bits=64)
         start = time.perf_counter()
         names = ("games", "simulations", "c_puct", "t_opening", "tau", "eps", "noise", "alpha", "leaves")
-        names += ("cap_fast", "cap_share", "random_plies")
+        names += ("cap_fast", "cap_share", "random_plies", "value_mix")
         settings = {**{k: getattr(c, k) for k in names}, "seed": play_seed}
         if self.spread is None:
             examples, stats = self_play(self.game, self.evaluator, **settings)

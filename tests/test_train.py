@@ -106,6 +106,27 @@ def _games(examples):
     ]
 
 
+def test_value_targets_mix_the_games_result_with_the_searchs_root_value():
+    """value_mix m makes a position's target (1 - m) z + m q: play is unchanged (the same positions and policies),
+    m = 0 is the game's result, m = 1 the search's root value for the player to move, which follows the result
+    (a value from the other player's view would run against it), and m = 1/2 the two's mean."""
+    settings, ev = dict(games=30, simulations=24, seed=5), UniformEvaluator("playout")  # informative values
+    runs = {m: self_play(C4, ev, value_mix=m, **settings)[0] for m in (0.0, 0.5, 1.0)}
+    plain = self_play(C4, ev, **settings)[0]
+    for run in runs.values():
+        np.testing.assert_array_equal(run.planes, plain.planes)
+        np.testing.assert_array_equal(run.policy, plain.policy)
+    z, q = runs[0.0].value, runs[1.0].value
+    np.testing.assert_array_equal(z, plain.value)
+    assert set(np.unique(z)) <= {-1.0, 0.0, 1.0} and np.abs(q).max() <= 1.0 and (q != z).mean() > 0.9
+    assert np.corrcoef(z, q)[0, 1] > 0.2
+    np.testing.assert_allclose(runs[0.5].value, (z + q) / 2, atol=1e-6)
+    with pytest.raises(ValueError, match="value_mix"):
+        self_play(C4, ev, value_mix=1.5, **settings)
+    with pytest.raises(ValueError, match="value_mix"):
+        TrainConfig(game="connect4", value_mix=-0.1).check()
+
+
 def test_random_openings_play_unrecorded_random_moves_drawn_apart():
     """Each game opens with k uniformly random moves, k in 0 .. random_plies, not searched or recorded; the
     openings have a stream of their own, so a game that drew k = 0 is the game of a run without openings."""

@@ -44,6 +44,12 @@ _SETTINGS = {
         "random openings: each game first plays up to this many uniformly random moves (the number drawn "
         "uniformly), unsearched and unrecorded, so the net also learns positions of weak play (0: off, as the paper)",
     ),
+    "--value-mix": (
+        "value_mix",
+        float,
+        "value targets (1 - M) z + M q: the game's result z mixed with the search's root value q of the position "
+        "(0: the result alone, as the paper)",
+    ),
     "--chunk": (
         "chunk",
         int,
