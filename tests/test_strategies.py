@@ -208,7 +208,8 @@ def test_ntbea_moves_by_its_landscape_model_which_sees_an_interaction_that_value
     """NTBEA steps to the neighbour of best model UCB [SA-MCTS Alg. 4, 5] from every point of a space whose best
     pair (0, 0) is not the pair of the best values (3, 3), each tuple well sampled: from (3, 0) to (0, 0), where the
     1-tuples alone go to (3, 3). Then, sampled only where p0 < 2, from points whose neighbours have 1, 2 or 3
-    sampled tuples (a sum over them, or unsampled tuples counted, would rank those otherwise)."""
+    sampled tuples (a sum over them, or unsampled tuples counted, would rank those otherwise); and on one parameter,
+    from a point beside one sampled value and three never sampled (scored 0)."""
     space, mean, best = interaction()
     rng = np.random.default_rng(4)
     ntbea = Strategy(space, "ntbea", seed=4, neighbours=400)  # each of a point's 6 neighbours surely scored
@@ -229,6 +230,11 @@ def test_ntbea_moves_by_its_landscape_model_which_sees_an_interaction_that_value
         half.tell(x, float(rng.random() < by_p1(x)))
     moved = ntbea_moves(half, [(a, b) for a in range(2) for b in range(4)], by_p1, rng)
     assert moved[(0, 3)] in [(2, 3), (3, 3)]  # its p1 tuple alone (0.9) beats (1, 3)'s three (0.26, 0.9, 0.9)
+    # one parameter, where a neighbour never sampled has no tuple at all: its score is 0
+    line = Strategy(Space([Param("p", tuple(range(5)), 0.0, 4.0, 0.0)]), "ntbea", seed=6, neighbours=100)
+    for v in (0, 1):
+        line.tell(np.array([v]), 1.0)
+    assert ntbea_moves(line, [(0,)], lambda x: 1.0, rng)[(0,)] == (1,)
 
 
 def test_ntbea_on_a_hashed_space_moves_by_its_model_onto_the_combinations_told_beside_it():
