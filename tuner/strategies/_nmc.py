@@ -245,15 +245,24 @@ def choose(st, rng, x):
         value_n, value_m, value_r, sizes = st.value_n, st.value_m, st.value_r, st.sizes
         width = st.c_local * sqrt_log
         for i in range(x.shape[0]):
-            best, pick, ties = -np.inf, 0, 0
+            # first without branches (their outcomes are data: mispredicted), noting whether any score tied
+            # the best so far; only then again with the tie draws, so that the random stream is the same
+            best, pick, tied = -np.inf, 0, False
             for v in range(sizes[i]):
                 score = np.inf if value_n[i, v] == 0.0 else value_m[i, v] + width * value_r[i, v]
-                if score > best:
-                    best, pick, ties = score, v, 1
-                elif score == best:
-                    ties += 1
-                    if randint(rng, ties) == 0:
-                        pick = v
+                tied |= score == best
+                pick = v if score > best else pick
+                best = max(best, score)  # score if score > best: a NaN score is passed over, as below
+            if tied:
+                best, pick, ties = -np.inf, 0, 0
+                for v in range(sizes[i]):
+                    score = np.inf if value_n[i, v] == 0.0 else value_m[i, v] + width * value_r[i, v]
+                    if score > best:
+                        best, pick, ties = score, v, 1
+                    elif score == best:
+                        ties += 1
+                        if randint(rng, ties) == 0:
+                            pick = v
             x[i] = pick
         make_legal(x, st.rules)
     else:  # exploit: the global bandit, UCB1 over the members
