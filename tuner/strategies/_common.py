@@ -25,6 +25,7 @@ FLOAT1, FLOAT2 = types.float64[::1], types.float64[:, ::1]
 
 STATS_FIELDS = [
     ("sizes", INT1),  # [d]        values per parameter
+    ("strides", INT1),  # [d]      each parameter's weight in a combination's code: the product of later sizes
     ("rules", INT2),  # [m, 4]     legality implications (Space.rules)
     ("value_n", FLOAT2),  # [d, V] samples per parameter value (the 1-tuples)
     ("value_s", FLOAT2),  # [d, V] reward sums per parameter value
@@ -45,7 +46,8 @@ STATS_FIELDS = [
     ("combinations", types.int64),  # T = prod(sizes)
     ("total", types.int64),  # updates so far
 ]
-LAYOUT = ("keys", "seen", "filled", "shift", "combinations")  # the table's: a saved state holds combos by code instead
+# derived from the space, or the table's layout: a saved state holds combos by code instead
+LAYOUT = ("strides", "keys", "seen", "filled", "shift", "combinations")
 DIRECT_MAX = 1 << 14  # spaces of at most this many combinations: a row per combination (at most 640 kB)
 FIRST_SLOTS = 1 << 12  # a hash table's slots at the start of a game
 FIBONACCI = np.uint64(0x9E3779B97F4A7C15)  # 2^64 / golden ratio: spreads runs of neighbouring codes
@@ -77,6 +79,7 @@ def stats_arrays(space: Space, ucb: bool = False, columns: int = 0, seen: bool =
     slots = total if total <= DIRECT_MAX else FIRST_SLOTS
     arrays = {
         "sizes": space.sizes.copy(),
+        "strides": np.append(np.cumprod(space.sizes[:0:-1])[::-1], 1).astype(np.int64),
         "rules": space.rules.copy(),
         "value_n": np.zeros((d, width)),
         "value_s": np.zeros((d, width)),
@@ -95,7 +98,7 @@ def stats_args(arrays: dict) -> tuple:
     """The statistics fields in the order `set_stats` takes them (a tuple: one argument of the constructors)."""
     keys = arrays.get("keys")
     shift = 0 if keys is None else 64 - keys.shape[0].bit_length() + 1
-    names = ("sizes", "rules", "value_n", "value_s")
+    names = ("sizes", "strides", "rules", "value_n", "value_s")
     total = int(np.prod(arrays["sizes"]))
     return (*(arrays[n] for n in names), keys, arrays.get("seen"), arrays["combos"], shift, total)
 
@@ -163,7 +166,8 @@ def refresh_inverse_sqrt(n: np.ndarray, out: np.ndarray) -> None:
 @kernel(inline="always")
 def set_stats(st, stats):
     """Fill the statistics fields of a new state from `stats_args` (constructors only)."""
-    st.sizes, st.rules, st.value_n, st.value_s, st.keys, st.seen, st.combos, st.shift, st.combinations = stats
+    st.sizes, st.strides, st.rules, st.value_n, st.value_s, st.keys, st.seen, st.combos = stats[:8]
+    st.shift, st.combinations = stats[8:]
     st.filled, st.total = 0, 0
 
 
@@ -301,10 +305,11 @@ def fill(st, codes, rows):
 
 @kernel(inline="always")
 def code(st, x):
-    """The mixed-radix index of combination x."""
+    """The mixed-radix index of combination x (a sum of products, not Horner's chain of multiply-adds: the
+    products run side by side)."""
     c = 0
     for i in range(x.shape[0]):
-        c = c * st.sizes[i] + x[i]
+        c += x[i] * st.strides[i]
     return c
 
 

@@ -134,7 +134,7 @@ def update(st, x, reward, rng):
         if d > 1:
             c = 0  # the mixed-radix code of x (`code`, written out too)
             for j in range(d):
-                c = c * st.sizes[j] + x[j]
+                c += x[j] * st.strides[j]
             if maybe_told(st, c):
                 t = find(st, c)  # a combination never rewarded: an empty slot, whose n is 0
                 if st.combos[t, N] > 0.0:
