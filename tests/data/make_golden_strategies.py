@@ -4,7 +4,8 @@ leave unchanged, ties and random stream included.
     .venv/bin/python -m tests.data.make_golden_strategies
 
 Each run asks and tells 2,000 times on a small space (a row per combination), a larger one and SA-MCTS's six
-parameters (a hash table, a legality rule), with rewards of 0, 0.5 and 1 (many exact ties), forgetting half way.
+parameters (a hash table, a legality rule), with rewards of 0, 0.5 and 1 (many exact ties), forgetting half way;
+and NMC's greedy bandit (c_global = 0), whose ties span groups of unequal samples.
 Run it only when a change of behaviour is intended, and say so in the commit; tests/test_golden.py replays each run.
 """
 
@@ -17,7 +18,7 @@ import numpy as np
 from tuner.strategies import COMPILED, Param, Space, make_strategy, sa_mcts_space
 
 SPACES = ("3x5", "6^4", "sa-mcts")
-RUNS = [(kind, space) for kind in sorted(COMPILED) for space in SPACES]
+RUNS = [(kind, space) for kind in sorted(COMPILED) for space in SPACES] + [("nmc", "6^4", "c_global=0")]
 
 
 def space_of(name: str) -> Space:
@@ -29,9 +30,10 @@ def space_of(name: str) -> Space:
 
 def play(run) -> dict:
     """The run's asks (a digest of all, the first ten in full) and its recommendation at the end."""
-    kind, name = run
+    kind, name, *settings = run
     space = space_of(name)
-    strategy = make_strategy(space, kind, seed=11, **({"budget": 1500} if kind == "lsi" else {}))
+    chosen = {k: float(v) for k, v in (s.split("=") for s in settings)} | ({"budget": 1500} if kind == "lsi" else {})
+    strategy = make_strategy(space, kind, seed=11, **chosen)
     rng = np.random.default_rng(12)
     asks = []
     for step in range(2000):

@@ -8,10 +8,12 @@ score is its best mean plus that bonus. The groups' members lie in one array, ea
 contiguous segment sorted by mean (largest n first), so a group's best mean is its last. An update
 moves one combination from its group to the next group's segment, one swap per run of equal means
 it passes: a few with game rewards (0, 0.5, 1), up to the group's size with continuous ones. A
-choice reads one score per group: distinct sample counts are few (at most sqrt(2 N)) where the
-combinations evaluated may be thousands. The choice is the scan's, except that equal scores from
-unequal means (floats one ulp apart) are not ties here. In spaces of at most SCAN_MAX combinations
-the groups cost more than they save, and a choice reads every member's score.
+choice reads one score per group, from the fewest samples (the largest bonus) on, and stops where even
+the largest mean with that group's bonus would fall below the best found: distinct sample counts are
+few (at most sqrt(2 N)) where the combinations evaluated may be thousands, and most are passed over.
+The choice is the scan's, except that equal scores from unequal means (floats one ulp apart) are not
+ties here. In spaces of at most SCAN_MAX combinations the groups cost more than they save, and a
+choice reads every member's score.
 """
 
 from __future__ import annotations
@@ -88,6 +90,12 @@ FIELDS = (
         ("free_count", types.int64),
         ("grouped", types.boolean),  # whether the members are kept in groups (else a choice scans them all)
         ("tail", types.int64),  # the group with the fewest samples, whose segment ends the order (-1: none)
+        # at least every member's mean: the largest given to one since the state was made, loaded or discounted.
+        # Neither it nor `ordered` is saved: `know_groups` works them out after a load or a forgetting
+        ("mean_cap", types.float64),
+        # whether the groups' samples fall strictly from head to tail (each n in one group). After a forgetting they
+        # are fractional, and one more sample can take a member past the group before: then a choice reads all
+        ("ordered", types.boolean),
     ]
 )
 START, END, PREV, NEXT, SLOT = range(5)  # the columns of `groups`
@@ -127,7 +135,7 @@ def new_state(
     st.pool, st.pool_codes, st.pooled = pool, pool_codes, 0
     st.order, st.means, st.position, st.group = order, means, position, group
     st.groups, st.group_stats, st.live, st.live_count = groups, group_stats, live, 0
-    st.free, st.free_count, st.tail, st.grouped = free, 0, -1, grouped
+    st.free, st.free_count, st.tail, st.grouped, st.mean_cap, st.ordered = free, 0, -1, grouped, -np.inf, True
     return st
 
 
@@ -287,16 +295,37 @@ def best_by_scan(st, rng, width):
     return pick
 
 
+@kernel
+def know_groups(st):
+    """Work out mean_cap and whether the groups are in order, after a load or a forgetting (Entry.derive)."""
+    st.mean_cap = -np.inf
+    for p in range(st.pooled):
+        st.mean_cap = max(st.mean_cap, st.means[p])
+    g, st.ordered = st.tail, True
+    while g != -1 and st.groups[g, PREV] != -1:
+        st.ordered &= st.group_stats[g, GN] < st.group_stats[st.groups[g, PREV], GN]
+        g = st.groups[g, PREV]
+
+
 @kernel(inline="always")
 def best_by_group(st, rng, width):
-    """The member of best UCB score, ties at random, reading each group's best (its last). Reservoir
-    sampling over the groups, each weighted by its members at its best mean; then one of those."""
-    groups, stats, live, means = st.groups, st.group_stats, st.live, st.means
+    """The member of best UCB score, ties at random, reading each group's best (its last): reservoir sampling
+    over the groups, each weighted by its members at its best mean; then one of those. While the groups are in
+    order and the bonus counts, they are read from the fewest samples on, their bonus width / sqrt(n) falling,
+    until mean_cap + the bonus is below the best score found: no later group can reach it (float operations are
+    monotone), and groups of unequal samples tie only by a coincidence of roundings, so the choices and random
+    stream are those of reading every group in `live`'s order, which is how the rest are read (ties between
+    groups are common there: the greedy bandit, equal samples in two groups after forgetting)."""
+    groups, stats, means, live, cap = st.groups, st.group_stats, st.means, st.live, st.mean_cap
+    walk = st.ordered and width > 0.0
     best, ties, pick, pick_top = -np.inf, 0, -1, 0
-    for i in range(st.live_count):
-        g = live[i]
+    i, g = 0, st.tail if walk else live[0]
+    while g != -1:
+        bonus = width * stats[g, GR]
+        if walk and cap + bonus < best:
+            break
         start, end = groups[g, START], groups[g, END]
-        score = means[end - 1] + width * stats[g, GR]
+        score = means[end - 1] + bonus
         if score >= best:
             top = end - run_start(means, start, end - 1)
             if score > best:
@@ -305,6 +334,8 @@ def best_by_group(st, rng, width):
                 ties += top
                 if randint(rng, ties) < top:
                     pick, pick_top = g, top
+        i += 1
+        g = groups[g, PREV] if walk else (live[i] if i < st.live_count else -1)
     return st.order[groups[pick, END] - 1 - randint(rng, pick_top)]
 
 
@@ -344,6 +375,9 @@ def regroup(st, k, s):
     if end - start == 1 and (before == -1 or stats[before, GN] != n):
         stats[g, GN], stats[g, GR] = n, st.combos[s, R]  # alone, and no group to join: g moves on with it
         st.means[start] = st.combos[s, M]
+        st.mean_cap = max(st.mean_cap, st.combos[s, M])
+        if before != -1 and stats[before, GN] < n:
+            st.ordered = False
         return
     # k to the front of g: first to the start of its own run, then, run after run, it takes the place of
     # the first of the run before it, which goes to that run's end: every run stays contiguous and sorted
@@ -394,6 +428,7 @@ def join(st, k, before, after, s):
     p = st.position[k]
     m = st.combos[s, M]
     means[p] = m
+    st.mean_cap = max(st.mean_cap, m)
     if before != -1 and stats[before, GN] == st.combos[s, N]:
         g = before
         start = groups[g, START]
@@ -414,4 +449,6 @@ def join(st, k, before, after, s):
         groups[g, SLOT], st.live[st.live_count] = st.live_count, g
         st.live_count += 1
         stats[g, GN], stats[g, GR] = st.combos[s, N], st.combos[s, R]
+        if before != -1 and stats[before, GN] < stats[g, GN]:  # after has fewer: its own n less one, or none
+            st.ordered = False
     st.group[k] = g

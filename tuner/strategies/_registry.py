@@ -48,6 +48,9 @@ class Entry:
     limits: Callable = lambda arrays, scalars, total: ({}, ())
     fixed: tuple[str, ...] = ()  # scalar fields set from the settings: a saved state must hold the same
     columns: tuple[str, ...] = ()  # the strategy's own columns of `combos`, after the statistics (saved by name)
+    # scalar fields a saved state leaves out: derive(st), compiled, works them out after a load or a forgetting
+    unsaved: tuple[str, ...] = ()
+    derive: Callable | None = None
     # arrays that start small and grow as a game needs them (NMC's members), and the rows they can grow to,
     # capacity(space), at which a saved state holds them (its size the space's, whatever the history) and
     # make_state(space, settings, rows) makes them
@@ -122,6 +125,8 @@ REGISTRY = {
             fixed=("eps0", "c_local", "c_global", "grouped"),
             columns=("member",),
             growable=_nmc.NAMES,
+            unsaved=("mean_cap", "ordered"),
+            derive=_nmc.know_groups,
             capacity=_nmc.capacity,
         ),
         Entry(

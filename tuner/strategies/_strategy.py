@@ -196,6 +196,8 @@ class Strategy:
                 self.reset()
         else:
             self.entry.forget(self.arrays, factor)
+            if self.entry.derive is not None:
+                self.entry.derive(self.compiled)
 
     @property
     def arrays(self) -> dict[str, np.ndarray]:
@@ -288,7 +290,7 @@ class Strategy:
             "sizes": self.space.sizes.tolist(),
             "rng": int(self.rng[0]),
             "settled_asks": self.settled_asks,
-            "scalars": {name: value for name, value in scalars.items() if name not in LAYOUT},
+            "scalars": {name: value for name, value in scalars.items() if name not in LAYOUT + self.entry.unsaved},
             "arrays": {name: pack(array) for name, array in saved.items()},
         }
 
@@ -308,7 +310,7 @@ class Strategy:
         full = {"rows": self.entry.capacity(self.space)} if self.entry.growable else {}
         compiled, arrays = self.entry.make_state(self.space, self.settings, **full)
         kind, columns, total = typeof(compiled), self.entry.columns, self.space.combinations()
-        fields = [(name, t) for name, t in _scalar_fields(kind) if name not in LAYOUT]
+        fields = [(name, t) for name, t in _scalar_fields(kind) if name not in LAYOUT + self.entry.unsaved]
         own = [name for name in _array_fields(kind) if name not in LAYOUT and name != "combos"]
         like = {  # what each saved array must be: the dense ones only give their dtype and shape (not written)
             **{name: arrays[name] for name in own},
@@ -331,6 +333,8 @@ class Strategy:
             arrays[name][...] = decoded[name]  # in place: the compiled state holds these very arrays
         fill(compiled, *sparse(decoded, columns))
         _put_scalars(compiled, tuple({**dict(zip(fresh_scalars, _scalars(compiled))), **scalars}.values()))
+        if self.entry.derive is not None:
+            self.entry.derive(compiled)
         self.compiled = compiled
         self.rng, self.settled_asks = np.array([rng], dtype=np.uint64), settled
 
