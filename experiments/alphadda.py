@@ -157,10 +157,10 @@ def paper_tables() -> dict:
     return tables
 
 
-def az(game: str, **keys) -> str:
-    """The az spec of the game's shipped net at Table A1's N_sim, with `keys` set."""
+def az(game: str, net: str | None = None, **keys) -> str:
+    """The az spec of the game's shipped net (or checkpoint `net`) at Table A1's N_sim, with `keys` set."""
     keys = {"simulations": TABLE_A1[game]["simulations"], **keys}
-    return f"az:net={game}," + ",".join(f"{k}={v}" for k, v in keys.items())
+    return f"az:net={net or game}," + ",".join(f"{k}={v}" for k, v in keys.items())
 
 
 def opponent_spec(game: str, name: str, **keys) -> str:

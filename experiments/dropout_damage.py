@@ -14,17 +14,19 @@ grid-searched for the paper's net; ours reads another net's values. Two measurem
    (the first-choice agreement of a uniform policy given beside it).
 
     .venv/bin/python -m experiments.dropout_damage [--game connect4] [--opponents minimax1,mcts1] [--games 20]
-        [--positions 400] [--draws 4] [--keys nh=2,a_drop=10,p_drop0=-0.4] [--seed 0]
+        [--positions 400] [--draws 4] [--keys nh=2,a_drop=10,p_drop0=-0.4] [--net PATH] [--seed 0]
         [--out experiments/results/alphadda]
 
 `--keys` sets AlphaDDA2's constants (Table 2's by default), for instance at the point a grid search over our own
-net recommends (studies/alphadda2-grid-connect4); the results' names then carry them.
+net recommends (studies/alphadda2-grid-connect4); `--net` another checkpoint than the shipped net (a wider body,
+say). The results' names then carry them.
 """
 
 import argparse
 import json
 import os
 import sys
+from pathlib import Path
 
 import numpy as np
 from tqdm import tqdm
@@ -181,6 +183,7 @@ def main() -> None:
     parser.add_argument("--positions", type=int, default=400, help="positions sampled for the damage measure")
     parser.add_argument("--draws", type=int, default=4, help="dropout draws per position and probability")
     parser.add_argument("--keys", default="", help="AlphaDDA2's constants instead of Table 2's: nh=..,a_drop=..")
+    parser.add_argument("--net", help="a checkpoint of the game's to play and damage instead of the shipped net")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="experiments/results/alphadda", help="folder for the .json and .md")
     args = parser.parse_args()
@@ -194,7 +197,11 @@ def main() -> None:
     unknown = set(keys) - set(TABLE_2[args.game])
     if unknown:
         parser.error(f"--keys takes {', '.join(TABLE_2[args.game])}; got {', '.join(sorted(unknown))}")
-    spec = az(args.game, dda="alphadda2", eps=TEST_EPS, **keys)  # Table 2's constants unless --keys
+    try:
+        evaluator = make_evaluator(args.net, game, device="cpu")
+    except ValueError as e:
+        parser.error(str(e))
+    spec = az(args.game, args.net, dda="alphadda2", eps=TEST_EPS, **keys)  # Table 2's constants unless --keys
     p_max = float({**TABLE_2[args.game], **keys}["p_max"])
     opponents = [o for o in args.opponents.split(",") if o]
     rng = np.random.default_rng(args.seed)
@@ -206,7 +213,6 @@ def main() -> None:
             drive_rows.append({"opponent": opponent, "seat": seat, "stats": drive(mine, p_max)})
         positions += [p for r in records for p in r["positions"]]
     sample = [positions[i] for i in sorted(rng.choice(len(positions), min(args.positions, len(positions)), False))]
-    evaluator = make_evaluator(None, game, device="cpu")
     start_value = clean_values(evaluator, evaluator.new_batch(game, 1), [game.new_initial_state()])[0]
     result = {
         "game": args.game,
@@ -219,7 +225,8 @@ def main() -> None:
         "damage": damage(game, evaluator, sample, args.draws, args.seed),
         "environment": environment(args.seed),
     }
-    base = os.path.join(args.out, f"dropout-{args.game}" + "".join(f"-{k}{v}" for k, v in keys.items()))
+    tags = [f"-{k}{v}" for k, v in keys.items()] + ([f"-{Path(args.net).stem}"] if args.net else [])
+    base = os.path.join(args.out, f"dropout-{args.game}" + "".join(tags))
     with open(base + ".json", "w") as f:
         json.dump(result, f, indent=1)
     with open(base + ".md", "w") as f:
