@@ -90,12 +90,14 @@ FIELDS = (
         ("free_count", types.int64),
         ("grouped", types.boolean),  # whether the members are kept in groups (else a choice scans them all)
         ("tail", types.int64),  # the group with the fewest samples, whose segment ends the order (-1: none)
-        # at least every member's mean: the largest given to one since the state was made, loaded or discounted.
-        # Neither it nor `ordered` is saved: `know_groups` works them out after a load or a forgetting
+        # bounds on every member's mean: the largest and smallest given to one since the state was made, loaded
+        # or discounted. Like `inversions`, not saved: `know_groups` works them out after a load or a forgetting
         ("mean_cap", types.float64),
-        # whether the groups' samples fall strictly from head to tail (each n in one group). After a forgetting they
-        # are fractional, and one more sample can take a member past the group before: then a choice reads all
-        ("ordered", types.boolean),
+        ("mean_floor", types.float64),
+        # neighbouring groups whose samples do not fall from head to tail. None until a forgetting makes samples
+        # fractional: one more sample can then take a member past the group before (and two groups may hold equal
+        # samples, whose scores tie), and while there are any, a choice reads every group
+        ("inversions", types.int64),
     ]
 )
 START, END, PREV, NEXT, SLOT = range(5)  # the columns of `groups`
@@ -135,7 +137,8 @@ def new_state(
     st.pool, st.pool_codes, st.pooled = pool, pool_codes, 0
     st.order, st.means, st.position, st.group = order, means, position, group
     st.groups, st.group_stats, st.live, st.live_count = groups, group_stats, live, 0
-    st.free, st.free_count, st.tail, st.grouped, st.mean_cap, st.ordered = free, 0, -1, grouped, -np.inf, True
+    st.free, st.free_count, st.tail, st.grouped = free, 0, -1, grouped
+    st.mean_cap, st.mean_floor, st.inversions = -np.inf, np.inf, 0
     return st
 
 
@@ -297,27 +300,42 @@ def best_by_scan(st, rng, width):
 
 @kernel
 def know_groups(st):
-    """Work out mean_cap and whether the groups are in order, after a load or a forgetting (Entry.derive)."""
-    st.mean_cap = -np.inf
+    """Work out the bounds on the means and the inversions, after a load or a forgetting (Entry.derive); False if
+    the groups do not form one list from the tail to a head (a damaged saved state)."""
+    st.mean_cap, st.mean_floor = -np.inf, np.inf
     for p in range(st.pooled):
-        st.mean_cap = max(st.mean_cap, st.means[p])
-    g, st.ordered = st.tail, True
-    while g != -1 and st.groups[g, PREV] != -1:
-        st.ordered &= st.group_stats[g, GN] < st.group_stats[st.groups[g, PREV], GN]
-        g = st.groups[g, PREV]
+        bound_mean(st, st.means[p])
+    g, steps, st.inversions = st.tail, 0, 0
+    while g != -1 and steps < st.live_count:
+        st.inversions += inverted(st.group_stats, st.groups[g, PREV], g)
+        g, steps = st.groups[g, PREV], steps + 1
+    return g == -1 and steps == st.live_count
+
+
+@kernel(inline="always")
+def bound_mean(st, m):
+    st.mean_cap, st.mean_floor = max(st.mean_cap, m), min(st.mean_floor, m)
+
+
+@kernel(inline="always")
+def inverted(stats, a, b):
+    """1 if group b follows group a but has no fewer samples (-1: none), else 0."""
+    return 1 if a != -1 and b != -1 and stats[a, GN] <= stats[b, GN] else 0
 
 
 @kernel(inline="always")
 def best_by_group(st, rng, width):
     """The member of best UCB score, ties at random, reading each group's best (its last): reservoir sampling
     over the groups, each weighted by its members at its best mean; then one of those. While the groups are in
-    order and the bonus counts, they are read from the fewest samples on, their bonus width / sqrt(n) falling,
+    order and every bonus counts, they are read from the fewest samples on, their bonus width / sqrt(n) falling,
     until mean_cap + the bonus is below the best score found: no later group can reach it (float operations are
     monotone), and groups of unequal samples tie only by a coincidence of roundings, so the choices and random
-    stream are those of reading every group in `live`'s order, which is how the rest are read (ties between
-    groups are common there: the greedy bandit, equal samples in two groups after forgetting)."""
-    groups, stats, means, live, cap = st.groups, st.group_stats, st.means, st.live, st.mean_cap
-    walk = st.ordered and width > 0.0
+    stream are those of reading every group in `live`'s order, which is how the rest are read: there groups may
+    tie (the greedy bandit, bonuses lost in the means' roundings or infinite, equal samples after forgetting)."""
+    groups, stats, means, live, cap, floor = st.groups, st.group_stats, st.means, st.live, st.mean_cap, st.mean_floor
+    least = width * (1.0 / math.sqrt(st.total))  # no group's bonus is smaller: its samples are at most the total
+    walk = st.inversions == 0 and least > 0.0 and cap + least > cap and floor + least > floor
+    walk = walk and width * stats[st.tail, GR] < np.inf  # the tail's bonus, the largest
     best, ties, pick, pick_top = -np.inf, 0, -1, 0
     i, g = 0, st.tail if walk else live[0]
     while g != -1:
@@ -335,7 +353,7 @@ def best_by_group(st, rng, width):
                 if randint(rng, ties) < top:
                     pick, pick_top = g, top
         i += 1
-        g = groups[g, PREV] if walk else (live[i] if i < st.live_count else -1)
+        g = (groups[g, PREV] if walk else live[i]) if i < st.live_count else -1
     return st.order[groups[pick, END] - 1 - randint(rng, pick_top)]
 
 
@@ -373,11 +391,12 @@ def regroup(st, k, s):
     start, end, before = groups[g, START], groups[g, END], groups[g, PREV]
     n = st.combos[s, N]
     if end - start == 1 and (before == -1 or stats[before, GN] != n):
-        stats[g, GN], stats[g, GR] = n, st.combos[s, R]  # alone, and no group to join: g moves on with it
+        after = groups[g, NEXT]  # alone, and no group to join: g moves on with it
+        st.inversions -= inverted(stats, before, g) + inverted(stats, g, after)
+        stats[g, GN], stats[g, GR] = n, st.combos[s, R]
+        st.inversions += inverted(stats, before, g) + inverted(stats, g, after)
         st.means[start] = st.combos[s, M]
-        st.mean_cap = max(st.mean_cap, st.combos[s, M])
-        if before != -1 and stats[before, GN] < n:
-            st.ordered = False
+        bound_mean(st, st.combos[s, M])
         return
     # k to the front of g: first to the start of its own run, then, run after run, it takes the place of
     # the first of the run before it, which goes to that run's end: every run stays contiguous and sorted
@@ -390,7 +409,9 @@ def regroup(st, k, s):
     groups[g, START] = start + 1  # then out of g
     join(st, k, before, g, s)
     if start + 1 == end:  # g is empty: unlink it and free its id
-        connect(st, groups[g, PREV], groups[g, NEXT])  # join may have put a new group before g
+        a, b = groups[g, PREV], groups[g, NEXT]  # join may have put a new group before g
+        st.inversions += inverted(stats, a, b) - inverted(stats, a, g) - inverted(stats, g, b)
+        connect(st, a, b)
         st.live_count -= 1
         moved = st.live[st.live_count]
         st.live[groups[g, SLOT]], groups[moved, SLOT] = moved, groups[g, SLOT]
@@ -428,7 +449,7 @@ def join(st, k, before, after, s):
     p = st.position[k]
     m = st.combos[s, M]
     means[p] = m
-    st.mean_cap = max(st.mean_cap, m)
+    bound_mean(st, m)
     if before != -1 and stats[before, GN] == st.combos[s, N]:
         g = before
         start = groups[g, START]
@@ -449,6 +470,5 @@ def join(st, k, before, after, s):
         groups[g, SLOT], st.live[st.live_count] = st.live_count, g
         st.live_count += 1
         stats[g, GN], stats[g, GR] = st.combos[s, N], st.combos[s, R]
-        if before != -1 and stats[before, GN] < stats[g, GN]:  # after has fewer: its own n less one, or none
-            st.ordered = False
+        st.inversions += inverted(stats, before, g) + inverted(stats, g, after) - inverted(stats, before, after)
     st.group[k] = g

@@ -48,7 +48,8 @@ class Entry:
     limits: Callable = lambda arrays, scalars, total: ({}, ())
     fixed: tuple[str, ...] = ()  # scalar fields set from the settings: a saved state must hold the same
     columns: tuple[str, ...] = ()  # the strategy's own columns of `combos`, after the statistics (saved by name)
-    # scalar fields a saved state leaves out: derive(st), compiled, works them out after a load or a forgetting
+    # scalar fields a saved state leaves out: derive(st), compiled, works them out after a load or a forgetting,
+    # and says whether the state's fields fit together (False: a damaged saved state, refused)
     unsaved: tuple[str, ...] = ()
     derive: Callable | None = None
     # arrays that start small and grow as a game needs them (NMC's members), and the rows they can grow to,
@@ -125,7 +126,7 @@ REGISTRY = {
             fixed=("eps0", "c_local", "c_global", "grouped"),
             columns=("member",),
             growable=_nmc.NAMES,
-            unsaved=("mean_cap", "ordered"),
+            unsaved=("mean_cap", "mean_floor", "inversions"),
             derive=_nmc.know_groups,
             capacity=_nmc.capacity,
         ),

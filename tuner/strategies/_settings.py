@@ -32,7 +32,8 @@ class Setting:
 
     def check(self, value):
         """`value` if valid (an int for integer settings), else ValueError saying what is expected."""
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and self.low <= value <= self.high
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+        ok = ok and self.low <= value <= self.high
         if ok and self.integer:
             ok = value == int(value)
             value = int(value) if ok else value

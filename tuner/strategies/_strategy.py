@@ -333,8 +333,8 @@ class Strategy:
             arrays[name][...] = decoded[name]  # in place: the compiled state holds these very arrays
         fill(compiled, *sparse(decoded, columns))
         _put_scalars(compiled, tuple({**dict(zip(fresh_scalars, _scalars(compiled))), **scalars}.values()))
-        if self.entry.derive is not None:
-            self.entry.derive(compiled)
+        if self.entry.derive is not None and not self.entry.derive(compiled):
+            raise ValueError(f"a saved {self.kind} strategy's fields do not fit together")
         self.compiled = compiled
         self.rng, self.settled_asks = np.array([rng], dtype=np.uint64), settled
 
