@@ -392,6 +392,9 @@ def test_bad_settings_are_one_line_errors():
         Strategy(space, "cmaez", seed=0)
     with pytest.raises(ValueError, match="unknown settings \\['speed'\\] for ntbea; valid: c, neighbours"):
         Strategy(space, "ntbea", seed=0, speed=2)
+    for bad in (float("inf"), float("nan"), -1.0):  # an infinite constant made every bonus infinite: all tied
+        with pytest.raises(ValueError, match="c_global must be a number from 0, got"):
+            Strategy(space, "nmc", seed=0, c_global=bad)
 
 
 def test_space_mapping_defaults_and_legality():
