@@ -12,9 +12,14 @@ grid-searched for the paper's net; ours reads another net's values. Two measurem
    probability with several dropout draws: the value's mean absolute change, how often a clear value (|v| >= 0.2)
    changes sign, how often the policy's first choice stays, and the policy's total variation from the clean one
    (the first-choice agreement of a uniform policy given beside it).
+3. Damage to the search: fewer of those positions searched by AlphaZero (N_sim of Table A1, the test games' eps)
+   at each dropout probability, every leaf damaged with its own draw as AlphaDDA2's search does, against a clean
+   search: how often it picks the clean search's move, how far its root score moves, and on Connect4 how often its
+   move keeps the position's game-theoretic value (the bitbully solver, where installed). A second clean search
+   (another seed) gives the floor: the agreement that the search's own randomness allows.
 
     .venv/bin/python -m experiments.dropout_damage [--game connect4] [--opponents minimax1,mcts1] [--games 20]
-        [--positions 400] [--draws 4] [--keys nh=2,a_drop=10,p_drop0=-0.4] [--net PATH] [--seed 0]
+        [--positions 400] [--draws 4] [--searches 150] [--keys nh=2,a_drop=10,p_drop0=-0.4] [--net PATH] [--seed 0]
         [--out experiments/results/alphadda]
 
 `--keys` sets AlphaDDA2's constants (Table 2's by default), for instance at the point a grid search over our own
@@ -36,6 +41,7 @@ from benchmarks.common import environment
 from experiments.alphadda import TEST_EPS, az
 from games.rng import derive_seeds
 from nets.shipped import make_evaluator
+from search import perfect
 from search.alphadda import TABLE_2
 from search.evaluator import MAX_DROPOUT, clean_values
 from tuner.agents import make_agent
@@ -128,6 +134,67 @@ def damage(game, evaluator, positions, draws, seed):
     return out
 
 
+def searched(game, net, positions, seed):
+    """Per dropout probability (0 first: a second clean search), AlphaZero's move and root score at each position
+    against a clean search's; with the solver (Connect4), the share of its moves keeping the position's value over
+    the positions where some move does not."""
+    keeps = _keeping_moves(positions) if game.name == "connect4" else None
+
+    def search(p, key):
+        agent = make_agent(game.name, az(game.name, net, eps=TEST_EPS, dropout=p), seed=seed)
+        moves, scores = [], []
+        for i, position in enumerate(positions):
+            agent.new_game(derive_seeds(seed, key, i)[0])
+            moves.append(agent.select_action(position))
+            scores.append(agent.last_search.score())
+        return moves, np.array(scores)
+
+    clean_moves, clean_scores = search(0.0, 0)
+    out = {"positions": len(positions), "spec": az(game.name, net, eps=TEST_EPS, dropout="P")}
+    if keeps is not None:
+        out["decisive"] = len(keeps)
+        out["clean_keeps_value"] = _share_kept(keeps, clean_moves)
+        out["uniform_keeps_value"] = float(
+            np.mean([len(k) / len(positions[i].legal_actions()) for i, k in keeps.items()])
+        )
+    for k, p in enumerate(tqdm((0.0, *PROBABILITIES), desc="searches", file=sys.stderr)):
+        moves, scores = search(p, k + 1)
+        out[str(p)] = {
+            "move_kept": float(np.mean(np.array(moves) == np.array(clean_moves))),
+            "score_abs_change": float(np.mean(np.abs(scores - clean_scores))),
+        }
+        if keeps is not None:
+            out[str(p)]["keeps_value"] = _share_kept(keeps, moves)
+    return out
+
+
+def spread(items: list, n: int) -> list:
+    """n of `items` evenly spaced (all if there are no more), so that a subset of positions sampled in game order
+    still covers every opponent and stage."""
+    return items if len(items) <= n else [items[i * len(items) // n] for i in range(n)]
+
+
+def _keeping_moves(positions) -> dict[int, set] | None:
+    """By position index, the moves keeping its game-theoretic value (the solver's sign), for the positions where
+    some move does not; None without the solver."""
+    try:
+        scores = [perfect.move_scores(p) for p in positions]
+    except ImportError:
+        return None
+    out = {}
+    for i, by_move in enumerate(scores):
+        signs = {m: (s > 0) - (s < 0) for m, s in by_move.items()}
+        best = max(signs.values())
+        if min(signs.values()) < best:
+            out[i] = {m for m, s in signs.items() if s == best}
+    return out
+
+
+def _share_kept(keeps, moves) -> float:
+    """The share of the decisive positions whose move keeps the value."""
+    return float(np.mean([moves[i] in kept for i, kept in keeps.items()]))
+
+
 def report(result) -> str:
     g = result["game"]
     lines = [
@@ -170,9 +237,38 @@ def report(result) -> str:
             f"| {p} | {d['value_abs_change']:.3f} | {d['clear_sign_kept']:.2f} | {d['first_choice_kept']:.2f} "
             f"| {d['policy_tv']:.3f} |"
         )
+    lines += _search_report(result.get("search"))
     env = result["environment"]
     lines += ["", f"seed {env['seed']}, commit {env['commit']}, {env['date']}."]
     return "\n".join(lines) + "\n"
+
+
+def _search_report(srch) -> list[str]:
+    if srch is None:
+        return []
+    solver = "decisive" in srch
+    lines = [
+        "",
+        f"## Damage to the search: {srch['positions']} of those positions, `{srch['spec']}`",
+        "",
+        "Each searched clean and at each P_drop (every leaf its own dropout draw), against a clean search of another "
+        "seed"
+        + (
+            f"; by the solver, {srch['decisive']} positions are decisive (some move loses value), where the "
+            f"clean search keeps the value with {srch['clean_keeps_value']:.2f} of its moves."
+            if solver
+            else "."
+        ),
+        "",
+        "| P_drop | the clean search's move kept | root score's mean abs change (win 1, loss 0) |"
+        + (" moves keeping the value |" if solver else ""),
+        "|---|---|---|" + ("---|" if solver else ""),
+    ]
+    for p in (0.0, *PROBABILITIES):
+        d = srch[str(p)]
+        kept = f" {d['keeps_value']:.2f} |" if solver else ""
+        lines.append(f"| {p} | {d['move_kept']:.2f} | {d['score_abs_change']:.3f} |{kept}")
+    return lines
 
 
 def main() -> None:
@@ -182,6 +278,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=20, help="games per opponent, seats alternating")
     parser.add_argument("--positions", type=int, default=400, help="positions sampled for the damage measure")
     parser.add_argument("--draws", type=int, default=4, help="dropout draws per position and probability")
+    parser.add_argument("--searches", type=int, default=150, help="positions searched at each P_drop (0: none)")
     parser.add_argument("--keys", default="", help="AlphaDDA2's constants instead of Table 2's: nh=..,a_drop=..")
     parser.add_argument("--net", help="a checkpoint of the game's to play and damage instead of the shipped net")
     parser.add_argument("--seed", type=int, default=0)
@@ -223,6 +320,7 @@ def main() -> None:
         "start_value": float(start_value),
         "drive": drive_rows,
         "damage": damage(game, evaluator, sample, args.draws, args.seed),
+        "search": searched(game, args.net, spread(sample, args.searches), args.seed) if args.searches > 0 else None,
         "environment": environment(args.seed),
     }
     tags = [f"-{k}{v}" for k, v in keys.items()] + ([f"-{Path(args.net).stem}"] if args.net else [])

@@ -57,7 +57,8 @@ SCRIPTS = [
     ),
     (
         "experiments.dropout_damage",
-        ["--opponents", "random", "--games", "2", "--positions", "8", "--draws", "1", "--out", "{tmp}"],
+        ["--opponents", "random", "--games", "2", "--positions", "8", "--draws", "1", "--searches", "2"]
+        + ["--out", "{tmp}"],
     ),
     (
         "experiments.dda_reward",
@@ -202,6 +203,26 @@ def test_dropout_drive_shares_by_hand():
     assert (d["clean"], d["between"], d["at_p_max"]) == (0.25, 0.25, 0.5)
     assert math.isclose(d["mean_p_drop"], 0.6) and math.isclose(d["mean_value"], 0.2875)
     assert d["first_move_p_drop"] == 0.95 and d["at_p_max_by_third"] == [1.0, 0.0, 0.0]
+
+
+def test_dropout_search_judges_moves_by_the_solver():
+    """Known truths: at the start only the centre keeps Connect4's first-player win [Allis 1988]; facing three
+    stacked in column 0, only the block keeps the value; a position every move of which keeps the value is not
+    counted. The searched subset is spread over the whole sample (every opponent and stage), not its head."""
+    pytest.importorskip("bitbully")
+    import games
+    from experiments.dropout_damage import _keeping_moves, _share_kept, spread
+
+    game = games.load("connect4")
+    start, threat, won = game.new_initial_state(), game.new_initial_state(), game.new_initial_state()
+    for a in (0, 1, 0, 1, 0):
+        threat.apply_action(a)
+    for a in (3, 0, 3, 0, 3, 1):  # three stacked in the centre, the first player to move: every move wins
+        won.apply_action(a)
+    keeps = _keeping_moves([start, threat, won])
+    assert keeps[0] == {3} and keeps[1] == {0} and 2 not in keeps
+    assert _share_kept(keeps, [3, 0, 3]) == 1.0 and _share_kept(keeps, [2, 0, 3]) == 0.5
+    assert spread(list(range(10)), 3) == [0, 3, 6] and spread([1, 2], 5) == [1, 2]
 
 
 def test_the_paper_tables_read_as_printed():
