@@ -255,7 +255,8 @@ def _search_report(srch) -> list[str]:
         "seed"
         + (
             f"; by the solver, {srch['decisive']} positions are decisive (some move loses value), where the "
-            f"clean search keeps the value with {srch['clean_keeps_value']:.2f} of its moves."
+            f"clean search keeps the value with {srch['clean_keeps_value']:.2f} of its moves and a uniformly random "
+            f"move would with {srch['uniform_keeps_value']:.2f}."
             if solver
             else "."
         ),
