@@ -225,6 +225,26 @@ def test_dropout_search_judges_moves_by_the_solver():
     assert spread(list(range(10)), 3) == [0, 3, 6] and spread([1, 2], 5) == [1, 2]
 
 
+def test_dropout_search_finds_the_win_in_one_clean_and_reports_every_p_drop():
+    """Known truth: with three of its own stacked in column 0 and the opponent's three in column 1, the first player
+    wins by playing 0 and loses by anything else. Both clean searches take the win (kept value 1.0, the same move);
+    every P_drop gets a row of shares."""
+    pytest.importorskip("bitbully")
+    import games
+    from experiments.dropout_damage import PROBABILITIES, searched
+
+    game = games.load("connect4")
+    state = game.new_initial_state()
+    for a in (0, 1, 0, 1, 0, 1):
+        state.apply_action(a)
+    out = searched(game, None, [state], seed=3)
+    assert out["decisive"] == 1 and out["clean_keeps_value"] == 1.0 and out["uniform_keeps_value"] == 1 / 7
+    assert out["0.0"]["move_kept"] == 1.0 and out["0.0"]["keeps_value"] == 1.0
+    for p in PROBABILITIES:
+        assert out[str(p)]["move_kept"] == out[str(p)]["keeps_value"]  # the clean move is the only keeping one
+        assert 0.0 <= out[str(p)]["score_abs_change"] <= 1.0
+
+
 def test_the_paper_tables_read_as_printed():
     """experiments.alphadda's transcription of AlphaDDA Tables 5-13: corner values checked by hand against
     the paper, and every row's win, loss and draw rates summing to 1 (a shifted column would break it)."""
