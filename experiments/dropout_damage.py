@@ -3,7 +3,7 @@ and how much dropout damages the shipped net's outputs.
 
 AlphaDDA2 [AlphaDDA eqs. 4-5] damages its net's heads with dropout P_drop = A_drop (v̄ c + P_drop0), clipped to
 [0, P_max], v̄ c the clean net's mean value over the last N_h positions from its own view. Table 2's constants were
-grid-searched for the paper's net; ours reads another net's values. Two measurements, in one seeded run:
+grid-searched for the paper's net; ours reads another net's values. Three measurements, in one seeded run:
 
 1. Games: AlphaDDA2 at Table 2's constants (eps 0.2, as the authors' test games) against opponents of Tables 5-13,
    both seats. At each of its moves, v̄ c and P_drop: how often it plays clean, in between, and at P_max, by seat
@@ -287,6 +287,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.game == "othello":
         parser.error("8x8 Othello has no shipped net yet (issue 34, item 2): give connect4 or othello6")
+    if args.searches < 0:
+        parser.error(f"--searches must be 0 (none) or more, got {args.searches}")
     if args.games < 2 or args.games % 2:
         parser.error(f"--games must be even and at least 2 (seats alternate), got {args.games}")
     os.makedirs(args.out, exist_ok=True)
