@@ -175,18 +175,16 @@ def spread(items: list, n: int) -> list:
 
 
 def _keeping_moves(positions) -> dict[int, set] | None:
-    """By position index, the moves keeping its game-theoretic value (the solver's sign), for the positions where
-    some move does not; None without the solver."""
-    try:
-        scores = [perfect.move_scores(p) for p in positions]
-    except ImportError:
+    """By position index, the moves keeping its game-theoretic value, for the positions where some move does not;
+    None without the solver."""
+    if not perfect.available():
         return None
     out = {}
-    for i, by_move in enumerate(scores):
-        signs = {m: (s > 0) - (s < 0) for m, s in by_move.items()}
-        best = max(signs.values())
-        if min(signs.values()) < best:
-            out[i] = {m for m, s in signs.items() if s == best}
+    for i, position in enumerate(positions):
+        scores = perfect.move_scores(position)
+        kept = perfect.keeping(scores)
+        if len(kept) < len(scores):
+            out[i] = kept
     return out
 
 

@@ -38,9 +38,9 @@ def judge(moves: list[int], seat: int) -> tuple[int, int, int, int, int]:
     for ply, move in enumerate(moves):
         if ply % 2 == seat:
             scores = perfect.move_scores(state)
-            best = _sign(max(scores.values()))
-            keeps = _sign(scores[move]) == best
-            trivial = all(_sign(s) == best for s in scores.values())
+            kept = perfect.keeping(scores)
+            keeps = move in kept
+            trivial = len(kept) == len(scores)
             counts[0] += keeps
             counts[1] += 1
             counts[2] += keeps and not trivial
@@ -48,10 +48,6 @@ def judge(moves: list[int], seat: int) -> tuple[int, int, int, int, int]:
             counts[4] += scores[move] == max(scores.values())
         state.apply_action(move)
     return tuple(counts)
-
-
-def _sign(score: int) -> int:
-    return (score > 0) - (score < 0)
 
 
 def main() -> None:

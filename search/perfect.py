@@ -63,6 +63,17 @@ def value(state) -> int:
     return max(move_scores(state).values())
 
 
+def keeping(scores: dict[int, int]) -> set[int]:
+    """The moves of `move_scores` that keep the position's value: a score of the best score's sign (a win stays a
+    win, a draw a draw; in a lost position every move)."""
+    best = _sign(max(scores.values()))
+    return {move for move, score in scores.items() if _sign(score) == best}
+
+
+def _sign(score: int) -> int:
+    return (score > 0) - (score < 0)
+
+
 class PerfectAgent(Agent):
     """Plays a move of the best score, chosen at random (seeded) among equally scored ones."""
 
