@@ -245,6 +245,42 @@ def test_dropout_search_finds_the_win_in_one_clean_and_reports_every_p_drop():
         assert 0.0 <= out[str(p)]["score_abs_change"] <= 1.0
 
 
+def test_dropout_search_plays_each_row_at_its_own_p_drop_seeded_apart(monkeypatch):
+    """Each row's agent searches at that row's P_drop (a row left clean would still pass the win-in-one test), and
+    every search has a seed of its own: a second clean search seeded as the reference would agree with it on every
+    move by construction. Without a solver (6x6 Othello) no value is judged."""
+    from types import SimpleNamespace
+
+    import experiments.dropout_damage as dd
+    import games
+
+    specs, seeds = [], []
+
+    class Recorder:
+        last_search = SimpleNamespace(score=lambda: 0.5)
+
+        def new_game(self, seed):
+            seeds.append(seed)
+
+        def select_action(self, state):
+            return state.legal_actions()[0]
+
+    def make_agent(game, spec, seed):
+        specs.append(spec)
+        return Recorder()
+
+    monkeypatch.setattr(dd, "make_agent", make_agent)
+    game = games.load("othello6")
+    start = game.new_initial_state()
+    later = start.clone()
+    later.apply_action(later.legal_actions()[0])
+    out = dd.searched(game, None, [start, later], seed=5)
+    rows = (0.0, *dd.PROBABILITIES)
+    assert [spec.rsplit("dropout=", 1)[1] for spec in specs] == ["0.0", *map(str, rows)]
+    assert len(seeds) == 2 * (1 + len(rows)) and len(set(seeds)) == len(seeds)
+    assert "decisive" not in out and all(out[str(p)] == {"move_kept": 1.0, "score_abs_change": 0.0} for p in rows)
+
+
 def test_the_paper_tables_read_as_printed():
     """experiments.alphadda's transcription of AlphaDDA Tables 5-13: corner values checked by hand against
     the paper, and every row's win, loss and draw rates summing to 1 (a shifted column would break it)."""
