@@ -153,8 +153,10 @@ def main():
     parser.add_argument(
         "--rounds", type=int, default=5, help="timed searches per figure, ours and OpenSpiel's in turn; medians"
     )
-    parser.add_argument("--match-games", type=int, default=10, help="games in each MCTS1-vs-MCTS2 match")
-    parser.add_argument("--strength-games", type=int, default=40, help="games of ours against MCTSBot per game")
+    parser.add_argument("--match-games", type=int, default=10, help="games in each MCTS1-vs-MCTS2 match (0: none)")
+    parser.add_argument(
+        "--strength-games", type=int, default=40, help="games of ours against MCTSBot per game (0: none)"
+    )
     parser.add_argument(
         "--games",
         default="connect4,othello",
@@ -169,6 +171,8 @@ def main():
     chosen = args.games.split(",")
     if not set(chosen) <= set(OPENSPIEL_NAMES):
         parser.error(f"--games takes {', '.join(OPENSPIEL_NAMES)}, comma-separated; got {args.games!r}")
+    if args.rounds < 1 or args.match_games < 0 or args.strength_games < 0:
+        parser.error("--rounds takes at least 1, --match-games and --strength-games at least 0")
     if args.quick:
         args.rounds, args.match_games, args.strength_games = 3, 2, 2
     results = {"environment": environment(args.seed), "simulations_per_s": [], "matches": {}, "strength": {}}
@@ -192,22 +196,24 @@ def main():
                         f"{rates['ratio']:>7.1f}x"
                     )
 
-    print("\nMCTS1 vs MCTS2 match, games/s (one core):")
-    for name in chosen:
-        ours, theirs = match_rates(name, args.match_games, args.seed)
-        results["matches"][name] = {"ours": ours, "openspiel": theirs, "ratio": ours / theirs}
-        print(f"  {name:<10} ours {ours:8.2f}   OpenSpiel {theirs:8.2f}   {ours / theirs:6.1f}x")
+    if args.match_games:
+        print("\nMCTS1 vs MCTS2 match, games/s (one core):")
+        for name in chosen:
+            ours, theirs = match_rates(name, args.match_games, args.seed)
+            results["matches"][name] = {"ours": ours, "openspiel": theirs, "ratio": ours / theirs}
+            print(f"  {name:<10} ours {ours:8.2f}   OpenSpiel {theirs:8.2f}   {ours / theirs:6.1f}x")
 
-    print("\nstrength at equal simulations: our mcts (C=0.5, N_open=5) vs MCTSBot (C=2, one rollout), our score:")
-    sims = 300
-    for name in chosen:
-        record = strength(name, sims, args.strength_games, args.seed)
-        results["strength"][name] = {"simulations": sims, **record.to_dict()}
-        low, high = record.score_interval()
-        print(
-            f"  {name:<10} {sims} simulations: {record.wins}-{record.draws}-{record.losses} (W-D-L), "
-            f"score {record.score:.3f} [{low:.2f}, {high:.2f}]"
-        )
+    if args.strength_games:
+        print("\nstrength at equal simulations: our mcts (C=0.5, N_open=5) vs MCTSBot (C=2, one rollout), our score:")
+        sims = 300
+        for name in chosen:
+            record = strength(name, sims, args.strength_games, args.seed)
+            results["strength"][name] = {"simulations": sims, **record.to_dict()}
+            low, high = record.score_interval()
+            print(
+                f"  {name:<10} {sims} simulations: {record.wins}-{record.draws}-{record.losses} (W-D-L), "
+                f"score {record.score:.3f} [{low:.2f}, {high:.2f}]"
+            )
 
     results["startup_s"] = startup_times("benchmarks.search")
     finish(results, "a first move (Connect4)", args.json)
