@@ -548,6 +548,9 @@ def test_forgetting_weighs_past_rewards_less_and_keeps_their_means(kind):
     run(strategy, mean, 300)
     n, s = strategy.arrays["value_n"].copy(), strategy.arrays["value_s"].copy()
     combo_n = strategy.arrays["combo_n"].copy()
+    if "value_r" in strategy.arrays:  # 1 / sqrt(n) of whole counts, from the table: every bit the computed one's
+        sampled = n > 0
+        assert np.array_equal(strategy.arrays["value_r"][sampled], 1 / np.sqrt(n[sampled]))
     strategy.forget(0.25)
     assert np.allclose(strategy.arrays["value_n"], 0.25 * n) and np.allclose(strategy.arrays["value_s"], 0.25 * s)
     assert np.allclose(strategy.arrays["combo_n"], 0.25 * combo_n)
@@ -557,6 +560,10 @@ def test_forgetting_weighs_past_rewards_less_and_keeps_their_means(kind):
     x = strategy.ask()  # and it goes on asking legal points and learning
     strategy.tell(x, 1.0)
     assert strategy.arrays["value_n"][0, x[0]] == pytest.approx(0.25 * n[0, x[0]] + 1.0)
+    if "value_r" in strategy.arrays:  # and of counts no longer whole, computed
+        told = strategy.arrays["value_n"][np.arange(len(x)), x]
+        assert (told % 1 != 0).any()
+        assert np.array_equal(strategy.arrays["value_r"][np.arange(len(x)), x], 1 / np.sqrt(told))
     strategy.forget(1.0)  # 1: nothing forgotten
     assert strategy.arrays["value_n"][0, x[0]] == pytest.approx(0.25 * n[0, x[0]] + 1.0)
 

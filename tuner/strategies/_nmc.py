@@ -113,8 +113,7 @@ assert SCAN_MAX <= DIRECT_MAX  # a scan reads its members' rows by code: a slot 
 def new_state(
     state_type,
     stats,
-    value_m,
-    value_r,
+    ucb,
     eps0,
     c_local,
     c_global,
@@ -132,7 +131,7 @@ def new_state(
 ):
     st = structref.new(state_type)
     set_stats(st, stats)
-    set_ucb(st, value_m, value_r)
+    set_ucb(st, ucb)
     st.eps0, st.c_local, st.c_global = eps0, c_local, c_global
     st.pool, st.pool_codes, st.pooled = pool, pool_codes, 0
     st.order, st.means, st.position, st.group = order, means, position, group
@@ -180,7 +179,7 @@ def make_state(space, settings, rows: int | None = None) -> tuple:
     st = new_state(
         NMCState(state_fields(FIELDS, arrays)),
         stats_args(arrays),
-        *ucb_args(arrays),
+        ucb_args(arrays),
         eps0,
         c_local,
         c_global,

@@ -16,6 +16,7 @@ from games.jit import kernel
 from games.kernels import copy_into
 from games.rng import randint
 from tuner.strategies._common import (
+    FLOAT2,
     INT1,
     STATS_FIELDS,
     UCB_FIELDS,
@@ -35,7 +36,6 @@ from tuner.strategies._common import (
     ucb_args,
 )
 from tuner.strategies._settings import Setting
-from tuner.strategies._space import make_legal
 
 SETTINGS = (
     Setting("c", 0.2, "ntbea: UCB constant of the landscape model", key="ntbea_c"),
@@ -43,12 +43,10 @@ SETTINGS = (
 )
 
 
-# A neighbour with total < cut x count, cut = best x (1 - 2^-50) rounded, has total / count, rounded, below best (the
-# quotient is within 2^-53 of exact, cut x count within 2^-52): it loses without a division, whose latency held up
-# every comparison (10% of a step). Only for a best well inside the positive normal floats, where those error
-# bounds hold and nothing overflows (a negative or tiny best would let a tie be passed over: no cut then).
-CLEARLY_BELOW = 1.0 - 2.0**-50
-CUT_RANGE = (2.0**-900, 2.0**900)
+# the rows of `terms`: the current point's 1-tuple term of each parameter (0 if unsampled) and 1 if it was sampled; a
+# neighbour that differs from the current point in one parameter sums them with its own term there, in order, and
+# gets every bit its own sum would (adding 0 for an unsampled term changes no sum)
+TERM, SAMPLED = range(2)
 
 
 @structref.register
@@ -65,6 +63,7 @@ FIELDS = (
         ("started", types.boolean),  # the first point has been drawn
         ("current", INT1),  # [d] the point evaluated next
         ("candidate", INT1),  # [d] the best neighbour so far (scratch of update)
+        ("terms", FLOAT2),  # [2, d] the current point's 1-tuple terms (scratch of update, rows TERM and SAMPLED)
     ]
 )
 
@@ -75,25 +74,28 @@ def limits(arrays, scalars, total) -> tuple[dict, tuple]:
 
 
 @kernel
-def new_state(state_type, stats, value_m, value_r, c, neighbours, current, candidate):
+def new_state(state_type, stats, ucb, c, neighbours, current, candidate, terms):
     st = structref.new(state_type)
     set_stats(st, stats)
-    set_ucb(st, value_m, value_r)
+    set_ucb(st, ucb)
     st.c, st.neighbours, st.current, st.candidate, st.started = c, neighbours, current, candidate, False
+    st.terms = terms
     return st
 
 
 def make_state(space, settings) -> tuple:
     arrays = stats_arrays(space, ucb=True, seen=True)
-    arrays.update(current=np.zeros(len(space), dtype=np.int64), candidate=np.zeros(len(space), dtype=np.int64))
+    d = len(space)
+    arrays.update(current=np.zeros(d, dtype=np.int64), candidate=np.zeros(d, dtype=np.int64), terms=np.zeros((2, d)))
     st = new_state(
         NTBEAState(state_fields(FIELDS, arrays)),
         stats_args(arrays),
-        *ucb_args(arrays),
+        ucb_args(arrays),
         float(settings["c"]),
         int(settings["neighbours"]),
         arrays["current"],
         arrays["candidate"],
+        arrays["terms"],
     )
     return st, arrays
 
@@ -113,44 +115,72 @@ def update(st, x, reward, rng):
     A neighbour's score is [SA-MCTS Alg. 4]'s UCBVALUE: the mean, over its 1-tuples and its d-tuple that
     were sampled, of mean + C sqrt(ln N / n), width = C sqrt(ln N); 0 if none was sampled. It is written
     out in the loop, not called: an inlined helper's arguments were counted in and out at every neighbour
-    (measured: 7-12% of a step)."""
+    (measured: 7-12% of a step). A neighbour differs from the current point in one parameter unless a
+    legality rule moved another: its 1-tuple terms are then the current point's but one (`terms`), and the
+    best is kept as that parameter and value, chosen without a branch (its outcome is data)."""
     record_ucb(st, x, reward)
     width = st.c * math.sqrt(math.log(st.total))  # every tuple's table holds N = total samples
     d = x.shape[0]
-    best, ties, cut = -np.inf, 0, -np.inf
-    for _ in range(st.neighbours):
-        for j in range(d):  # copies element by element: copy_into's array arguments were counted in and out
-            x[j] = st.current[j]
+    here = 0  # the current point's code
+    for j in range(d):
+        v = st.current[j]
+        x[j] = v
+        sampled = st.value_n[j, v] > 0.0
+        st.terms[TERM, j] = st.value_m[j, v] + width * st.value_r[j, v] if sampled else 0.0
+        st.terms[SAMPLED, j] = 1.0 if sampled else 0.0
+        here += v * st.strides[j]
+    best, ties, pick, value = -np.inf, 0, -1, 0  # the best neighbour: the current point with x[pick] = value
+    for _ in range(st.neighbours):  # x is the current point here
         i = randint(rng, d)
         if st.sizes[i] > 1:  # another value, uniformly: (x[i] + 1 + r) mod size without a division
             v = x[i] + 1 + randint(rng, st.sizes[i] - 1)
             x[i] = v - st.sizes[i] if v >= st.sizes[i] else v
-        make_legal(x, st.rules)
-        total, count = 0.0, 0
-        for j in range(d):
-            if st.value_n[j, x[j]] > 0.0:
-                total += st.value_m[j, x[j]] + width * st.value_r[j, x[j]]
-                count += 1
-        if d > 1:
-            c = 0  # the mixed-radix code of x (`code`, written out too)
+        moved = False  # whether a legality rule changed a parameter other than i (make_legal, written out)
+        for _ in range(2):
+            for r in range(st.rules.shape[0]):
+                if x[st.rules[r, 0]] == st.rules[r, 1] and x[st.rules[r, 2]] != st.rules[r, 3]:
+                    x[st.rules[r, 2]] = st.rules[r, 3]
+                    moved |= st.rules[r, 2] != i
+        v = x[i]
+        if moved:  # (rare) every term afresh; the best, if it is this one, is kept whole in `candidate`
+            total, count, c = 0.0, 0.0, 0
             for j in range(d):
+                if st.value_n[j, x[j]] > 0.0:
+                    total += st.value_m[j, x[j]] + width * st.value_r[j, x[j]]
+                    count += 1.0
                 c += x[j] * st.strides[j]
-            if maybe_told(st, c):
-                t = find(st, c)  # a combination never rewarded: an empty slot, whose n is 0
-                if st.combos[t, N] > 0.0:
-                    total += st.combos[t, M] + width * st.combos[t, R]
-                    count += 1
-        if total < cut * count:  # its score is surely below the best: no division needed
-            continue
-        s = total / count if count > 0 else 0.0
-        if s > best:
-            best, ties = s, 1
-            cut = best * CLEARLY_BELOW if CUT_RANGE[0] < best < CUT_RANGE[1] else -np.inf
+        else:
+            n, term = st.value_n[i, v], st.value_m[i, v] + width * st.value_r[i, v]
+            term, sampled = (term, 1.0) if n > 0.0 else (0.0, 0.0)
+            total, count = 0.0, 0.0
             for j in range(d):
-                st.candidate[j] = x[j]
-        elif s == best:
+                total += term if j == i else st.terms[TERM, j]
+                count += sampled if j == i else st.terms[SAMPLED, j]
+            c = here + (v - st.current[i]) * st.strides[i]
+        if d > 1 and maybe_told(st, c):
+            t = find(st, c)  # a combination never rewarded: an empty slot, whose n is 0
+            n, term = st.combos[t, N], st.combos[t, M] + width * st.combos[t, R]
+            total += term if n > 0.0 else 0.0
+            count += 1.0 if n > 0.0 else 0.0
+        s = total / (count if count > 0.0 else 1.0)  # 0 if nothing was sampled
+        better = s > best
+        take = better
+        if s == best:
             ties += 1
-            if randint(rng, ties) == 0:
+            take = randint(rng, ties) == 0
+        best = s if better else best
+        ties = 1 if better else ties
+        pick = (-1 if moved else i) if take else pick
+        value = v if take else value
+        if moved:
+            if take:
                 for j in range(d):
                     st.candidate[j] = x[j]
-    copy_into(st.candidate, st.current)
+            for j in range(d):  # back to the current point
+                x[j] = st.current[j]
+        else:
+            x[i] = st.current[i]
+    if pick >= 0:
+        st.current[pick] = value
+    else:
+        copy_into(st.candidate, st.current)
