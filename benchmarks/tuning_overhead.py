@@ -19,6 +19,7 @@ import statistics
 import time
 
 import numpy as np
+from tqdm import tqdm
 
 import games
 from benchmarks.common import environment
@@ -40,25 +41,20 @@ def tuner_steps(steps, state, rng, n, rewards):
         steps.update(state, x, rewards[i % rewards.shape[0]], rng)
 
 
-def tuner_cost(tuner, rounds, rewards, steps):
-    """Median ns per choose+update (per point for CMA-ES) over `rounds` games of `steps` steps each,
-    each game's reset included."""
-    per_step = []
-    if tuner.kind != "cmaes":
-        tuner_steps(tuner.steps, tuner.compiled, make_rng(1), 10, rewards)  # compile
-    for r in range(rounds):
-        t0 = time.perf_counter()
-        tuner.reset(seed=r)
-        if tuner.kind == "cmaes":
-            done = 0
-            while done < steps:
-                points = tuner.ask_generation()
-                tuner.tell_generation(rewards[done % 4000 : done % 4000 + len(points)])
-                done += len(points)
-        else:
-            tuner_steps(tuner.steps, tuner.compiled, make_rng(r), steps, rewards)
-        per_step.append((time.perf_counter() - t0) / steps * 1e9)
-    return statistics.median(per_step)
+def tuner_game(tuner, r, rewards, steps):
+    """ns per choose+update (per point for CMA-ES) over a game of `steps` steps from a reset to seed r, the reset
+    included."""
+    t0 = time.perf_counter()
+    tuner.reset(seed=r)
+    if tuner.kind == "cmaes":
+        done = 0
+        while done < steps:
+            points = tuner.ask_generation()
+            tuner.tell_generation(rewards[done % 4000 : done % 4000 + len(points)])
+            done += len(points)
+    else:
+        tuner_steps(tuner.steps, tuner.compiled, make_rng(r), steps, rewards)
+    return (time.perf_counter() - t0) / steps * 1e9
 
 
 def rate(agent, state):
@@ -70,7 +66,12 @@ def rate(agent, state):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--simulations", type=int, default=3000, help="simulations per timed search")
-    parser.add_argument("--rounds", type=int, default=5, help="rounds per figure; medians are reported")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=5,
+        help="rounds, each timing every fixed search and a game of every tuner; medians",
+    )
     parser.add_argument("--steps", type=int, default=20000, help="tuner steps per game (isolated figure)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", help="write every figure, with the environment, to this file")
@@ -81,35 +82,53 @@ def main():
     if unknown := set(strategies) - set(STRATEGIES):
         parser.error(f"unknown strategies {sorted(unknown)}; known: {', '.join(STRATEGIES)}")
     rewards = (np.random.default_rng(args.seed).random(4096) < 0.5).astype(np.float64)
-    fixed = {}  # (game, agent) -> fixed-parameter simulations/s
+    # Each round times every fixed search and then a game of every tuner, and a tuner's share is the median of its
+    # rounds' shares: this machine's slow spells (a tuner's game of one run took 2.4 times the median) then fall on
+    # both sides of a share instead of on one of them.
+    fixed_agents = {}  # (game, agent) -> a fixed-parameter agent and its start position
     for name in GAMES:
         game = games.load(name)
         for agent_name in dict(SETUPS):
             agent = make_agent(game, f"{agent_name}:simulations={args.simulations}", seed=args.seed)
+            fixed_agents[name, agent_name] = agent, game.new_initial_state()
             rate(agent, game.new_initial_state())  # compile
-            rates = [rate(agent, game.new_initial_state()) for _ in range(args.rounds)]
-            fixed[name, agent_name] = statistics.median(rates)
+    tuners = {}  # (agent, tune, strategy) -> a tuner of one player
+    game = games.load("connect4")
+    for agent_name, tune in SETUPS:
+        for strategy in strategies:
+            tuner = make_agent(game, f"{agent_name}:tuner={strategy},tune={tune}", seed=args.seed).search.tuners[0]
+            if tuner.kind != "cmaes":
+                tuner_steps(tuner.steps, tuner.compiled, make_rng(1), 10, rewards)  # compile
+            tuners[agent_name, tune, strategy] = tuner
+    rates = {key: [] for key in fixed_agents}
+    costs = {key: [] for key in tuners}  # per round: (ns, {game: share})
+    for r in tqdm(range(args.rounds), desc="rounds", unit="round"):
+        now = {key: rate(*held) for key, held in fixed_agents.items()}
+        for key, r_now in now.items():
+            rates[key].append(r_now)
+        for (agent_name, tune, strategy), tuner in tuners.items():
+            ns = tuner_game(tuner, r, rewards, args.steps)
+            shares = {g: 2 * ns * 1e-9 * now[g, agent_name] for g in GAMES}  # two players' steps a simulation
+            costs[agent_name, tune, strategy].append((ns, shares))
+    fixed = {key: statistics.median(values) for key, values in rates.items()}
 
     print(f"Isolated cost of a tuner step ({args.steps} steps a game, reset included), against a fixed simulation")
     print(f"{'params':<8}{'strategy':<9}{'tuner ns':>10}" + "".join(f"{g:>10}" for g in GAMES))
     isolated = []
-    for agent_name, tune in SETUPS:
-        game = games.load("connect4")
-        for strategy in strategies:
-            agent = make_agent(game, f"{agent_name}:tuner={strategy},tune={tune}", seed=args.seed)
-            ns = tuner_cost(agent.search.tuners[0], args.rounds, rewards, args.steps)
-            shares = {g: 2 * ns * 1e-9 * fixed[g, agent_name] for g in GAMES}  # two players' steps a simulation
-            d = len(agent.search.tuners[0].space)
-            isolated.append(
-                {
-                    "params": d,
-                    "agent": agent_name,
-                    "strategy": strategy,
-                    "tuner_ns": ns,
-                    **{f"overhead_{g}": s for g, s in shares.items()},
-                }
-            )
-            print(f"{d:<8}{strategy:<9}{ns:>10.0f}" + "".join(f"{shares[g]:>10.1%}" for g in GAMES), flush=True)
+    for (agent_name, tune, strategy), rounds in costs.items():
+        ns = statistics.median(c[0] for c in rounds)
+        shares = {g: statistics.median(c[1][g] for c in rounds) for g in GAMES}
+        d = len(tuners[agent_name, tune, strategy].space)
+        isolated.append(
+            {
+                "params": d,
+                "agent": agent_name,
+                "strategy": strategy,
+                "tuner_ns": ns,
+                **{f"overhead_{g}": s for g, s in shares.items()},
+            }
+        )
+        print(f"{d:<8}{strategy:<9}{ns:>10.0f}" + "".join(f"{shares[g]:>10.1%}" for g in GAMES), flush=True)
 
     tuned_rows = []
     if not args.isolated_only:
