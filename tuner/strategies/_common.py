@@ -9,6 +9,7 @@ update 100 ns more per step).
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -194,10 +195,17 @@ def hashed(state_type) -> bool:
     return isinstance(state_type.field_dict["keys"], types.Array)
 
 
-def state_fields(fields: list, arrays: dict) -> list:
-    """A strategy's fields for `arrays`: a direct table's `keys` are None, so that its compiled steps hold no
-    hashing at all (the two tables are two types, each compiled for itself)."""
-    return [(name, types.none if name in ("keys", "seen") and name not in arrays else t) for name, t in fields]
+def state_type(cls: type, fields: list, arrays: dict) -> types.StructRef:
+    """The StructRef type `cls` with a strategy's `fields` for `arrays`: a direct table's `keys` are None, so that its
+    compiled steps hold no hashing at all (the two tables are two types, each compiled for itself)."""
+    absent = {"keys", "seen"} - set(arrays)
+    return _state_type(cls, tuple((name, types.none if name in absent else t) for name, t in fields))
+
+
+@functools.cache
+def _state_type(cls: type, fields: tuple) -> types.StructRef:
+    """Built once per strategy and table: numba checks every field of a new type (half of a reset's time)."""
+    return cls(list(fields))
 
 
 def find(st, c):

@@ -23,7 +23,7 @@ from tuner.strategies._common import (
     record,
     set_row,
     set_stats,
-    state_fields,
+    state_type,
     stats_args,
     stats_arrays,
 )
@@ -79,7 +79,7 @@ def make_state(space, settings) -> tuple:
         best=np.zeros(len(space), dtype=np.int64),
     )
     st = new_state(
-        EAState(state_fields(FIELDS, arrays)),
+        state_type(EAState, FIELDS, arrays),
         stats_args(arrays),
         int(settings["elite"]),
         float(settings["crossover"]),

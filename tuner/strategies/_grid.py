@@ -13,7 +13,7 @@ from tuner.strategies._common import (
     random_combination,
     record,
     set_stats,
-    state_fields,
+    state_type,
     stats_args,
     stats_arrays,
 )
@@ -55,12 +55,12 @@ def grid_limits(arrays, scalars, total) -> tuple[dict, tuple]:
 
 def make_random(space, settings) -> tuple:
     arrays = stats_arrays(space)
-    return new_random(RandomState(state_fields(RANDOM_FIELDS, arrays)), stats_args(arrays)), arrays
+    return new_random(state_type(RandomState, RANDOM_FIELDS, arrays), stats_args(arrays)), arrays
 
 
 def make_grid(space, settings) -> tuple:
     arrays = stats_arrays(space)
-    return new_grid(GridState(state_fields(GRID_FIELDS, arrays)), stats_args(arrays)), arrays
+    return new_grid(state_type(GridState, GRID_FIELDS, arrays), stats_args(arrays)), arrays
 
 
 @kernel

@@ -38,7 +38,7 @@ from tuner.strategies._common import (
     record,
     set_row,
     set_stats,
-    state_fields,
+    state_type,
     stats_args,
     stats_arrays,
 )
@@ -121,7 +121,7 @@ def make_state(space, settings) -> tuple:
         winner=np.zeros(len(space), dtype=np.int64),
     )
     st = new_state(
-        LSIState(state_fields(FIELDS, arrays)),
+        state_type(LSIState, FIELDS, arrays),
         stats_args(arrays),
         float(budget),
         float(generation),

@@ -46,7 +46,7 @@ from tuner.strategies._common import (
     set_row,
     set_stats,
     set_ucb,
-    state_fields,
+    state_type,
     stats_args,
     stats_arrays,
     ucb_args,
@@ -177,7 +177,7 @@ def make_state(space, settings, rows: int | None = None) -> tuple:
     )
     eps0, c_local, c_global = (float(settings[k]) for k in ("eps0", "c_local", "c_global"))
     st = new_state(
-        NMCState(state_fields(FIELDS, arrays)),
+        state_type(NMCState, FIELDS, arrays),
         stats_args(arrays),
         ucb_args(arrays),
         eps0,

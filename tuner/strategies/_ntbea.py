@@ -30,7 +30,7 @@ from tuner.strategies._common import (
     record_ucb,
     set_stats,
     set_ucb,
-    state_fields,
+    state_type,
     stats_args,
     stats_arrays,
     ucb_args,
@@ -88,7 +88,7 @@ def make_state(space, settings) -> tuple:
     d = len(space)
     arrays.update(current=np.zeros(d, dtype=np.int64), candidate=np.zeros(d, dtype=np.int64), terms=np.zeros((2, d)))
     st = new_state(
-        NTBEAState(state_fields(FIELDS, arrays)),
+        state_type(NTBEAState, FIELDS, arrays),
         stats_args(arrays),
         ucb_args(arrays),
         float(settings["c"]),
