@@ -11,6 +11,7 @@ from games.bits import popcount
 from games.game import Evaluation, Game
 from games.jit import kernel
 from games.kernels import GameKernels, encode_planes, status_returns, status_terminal, status_to_move, status_winner
+from games.rng import randint
 
 ROWS, COLS = 6, 7
 _H = ROWS + 1
@@ -18,8 +19,10 @@ _U1 = np.uint64(1)
 _ZERO = np.uint64(0)
 _BOTTOM = np.array([1 << (_H * c) for c in range(COLS)], dtype=np.uint64)
 _TOP = np.array([1 << (_H * c + ROWS - 1) for c in range(COLS)], dtype=np.uint64)
+_TOPS = np.uint64(sum(1 << (_H * c + ROWS - 1) for c in range(COLS)))  # the top row
 _COLUMN = np.array([((1 << ROWS) - 1) << (_H * c) for c in range(COLS)], dtype=np.uint64)
 LINE_SHIFTS = np.array([1, _H, _H - 1, _H + 1], dtype=np.uint64)  # vertical, horizontal, two diagonals
+_D0, _D1, _D2, _D3 = (np.uint64(d) for d in LINE_SHIFTS)
 
 
 @kernel
@@ -38,13 +41,17 @@ def legal(s, out):
     return n
 
 
-@kernel
+@kernel(inline="always")
+def _run(b, d):
+    """Whether bitboard b holds four in a line along shift d: a run of two, next to another run of two."""
+    m = b & (b >> d)
+    return m & (m >> (d + d)) != _ZERO
+
+
+@kernel(inline="always")
 def _four(b):
-    for d in LINE_SHIFTS:
-        m = b & (b >> d)
-        if m & (m >> (d + d)) != _ZERO:
-            return True
-    return False
+    """Whether b holds four in a line, the directions written out (a loop over LINE_SHIFTS was a call and a loop)."""
+    return _run(b, _D0) or _run(b, _D1) or _run(b, _D2) or _run(b, _D3)
 
 
 @kernel
@@ -58,6 +65,40 @@ def apply(s, action):
         s[3] = mover + _U1
     elif s[4] == np.uint64(ROWS * COLS):
         s[3] = np.uint64(3)
+
+
+@kernel
+def playout(s, buf, rng):
+    """`GameKernels.playout`: the open columns listed once, ascending (what `legal` writes), a column leaving the list
+    when it fills; the bitboards held in registers, not read and written back in the state at every move."""
+    b0, b1, mover, status, plies = s[0], s[1], s[2], s[3], s[4]
+    mask = b0 | b1
+    n = 0
+    for c in range(COLS):
+        buf[n] = c
+        n += 1 if mask & _TOP[c] == _ZERO else 0
+    while status == _ZERO:
+        k = randint(rng, n)
+        column = buf[k]
+        move = (mask + _BOTTOM[column]) & _COLUMN[column]
+        mask |= move
+        plies += _U1
+        if mover == _ZERO:
+            b0 |= move
+            won = _four(b0)
+        else:
+            b1 |= move
+            won = _four(b1)
+        if won:
+            status = mover + _U1
+        elif plies == np.uint64(ROWS * COLS):
+            status = np.uint64(3)
+        mover = _U1 - mover
+        if move & _TOPS != _ZERO:  # the column is full
+            n -= 1
+            for j in range(k, n):
+                buf[j] = buf[j + 1]
+    s[0], s[1], s[2], s[3], s[4] = b0, b1, mover, status, plies
 
 
 @kernel
@@ -93,7 +134,9 @@ EVALUATIONS = {
     "minimax2": Evaluation(minimax_eval, np.array([2.0])),
 }
 
-KERNELS = GameKernels(init, legal, apply, status_terminal, status_winner, status_returns, status_to_move, encode)
+KERNELS = GameKernels(
+    init, legal, apply, status_terminal, status_winner, status_returns, status_to_move, encode, playout
+)
 
 
 class Connect4(Game):

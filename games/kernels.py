@@ -8,6 +8,8 @@ game and caches the result, so adding a game never touches this module or the se
 from collections import namedtuple
 
 import numpy as np
+from numba import types
+from numba.extending import overload
 
 from games.bits import lowest_bit_index
 from games.jit import kernel, kernel_tuple
@@ -105,7 +107,11 @@ def encode_planes(s, out, row, rows, cols, first, row_step, col_step):
 
 
 GameKernels = kernel_tuple(
-    namedtuple("GameKernels", ["init", "legal", "apply", "terminal", "winner", "returns", "to_move", "encode"])
+    namedtuple(
+        "GameKernels",
+        ["init", "legal", "apply", "terminal", "winner", "returns", "to_move", "encode", "playout"],
+        defaults=(None,),
+    )
 )
 GameKernels.__doc__ = """Compiled rules of one game; every function takes the state array `s` first.
 
@@ -120,15 +126,36 @@ returns(s, out)     -> None  write each player's score in [0, 1] into out[0 .. p
 to_move(s)          -> int   the player to move, 0 .. players - 1 (only meaningful when not terminal)
 encode(s, out, row) -> None  write `State.encode()`'s planes into out[row] (out float32 [B, 3, rows, cols]),
                              every element of that row and nothing else, without allocating
+playout(s, buf, rng) -> None optional (None: `play_out`'s loop over the kernels above): play uniformly random moves
+                             to the end in place, each drawn as that loop draws it (randint(rng, n) over the n
+                             actions `legal` writes, in its order), buf int64 scratch of max_legal; a game's own
+                             keeps its position in registers
 """
+
+
+def play_out(g, s, buf, rng):
+    """Play uniformly random moves from `s` to the end, in place: the game's own `playout` where it has one, else a
+    loop over its kernels; the same moves from the same stream either way."""
+    raise TypeError("play_out runs in compiled code")
+
+
+@overload(play_out)
+def _play_out(g, s, buf, rng):
+    if isinstance(g.types[g.fields.index("playout")], types.NoneType):
+
+        def loop(g, s, buf, rng):
+            while not g.terminal(s):
+                n = g.legal(s, buf)
+                g.apply(s, buf[randint(rng, n)])
+
+        return loop
+    return lambda g, s, buf, rng: g.playout(s, buf, rng)
 
 
 @kernel
 def random_playout(g, s, buf, rng):
     """Play uniformly random moves from `s` (modified in place) to the end; return the winner (-1 draw)."""
-    while not g.terminal(s):
-        n = g.legal(s, buf)
-        g.apply(s, buf[randint(rng, n)])
+    play_out(g, s, buf, rng)
     return g.winner(s)
 
 

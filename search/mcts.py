@@ -19,7 +19,7 @@ from numba import types
 from numba.experimental import structref
 
 from games.jit import kernel
-from games.kernels import copy_into
+from games.kernels import copy_into, play_out
 from games.rng import next_u64, randint, uniform
 from search.tree import FREE_NODE, FREE_ROW, FULL, ROOT, Tree, child, clear, copy_subtree, new_tree, root_statistics
 
@@ -222,6 +222,8 @@ def simulate(g, w):
         w.path[depth] = c
         w.movers[depth] = mover
         node = c
+    if not use_mast and not use_amaf:  # nothing reads the playout's moves: uniform, as policy_index draws them
+        play_out(g, s, legal, w.rng)
     while not g.terminal(s):
         mover = g.to_move(s)
         n = g.legal(s, legal)

@@ -2,10 +2,12 @@
 
 import numpy as np
 import pytest
+from numba import njit
 
 import games
 from games.kernels import random_playouts
 from games.rng import make_rng, randint, uniform
+from tuner.agents import make_agent
 
 
 def draws(seed, n, k):
@@ -58,3 +60,43 @@ def test_playout_from_a_won_position_returns_the_winner():
     assert state.returns() == [1.0, -1.0]
     counts = random_playouts(state.game.kernels, state.array, 10, 7, make_rng(0))
     assert counts.tolist() == [10, 0, 0]
+
+
+@njit
+def _loop_playout(g, s, buf, rng):
+    """The generic playout, written out: a game's own `playout` must play these very moves."""
+    while not g.terminal(s):
+        n = g.legal(s, buf)
+        g.apply(s, buf[randint(rng, n)])
+
+
+@pytest.mark.parametrize("name", [n for n in games.names() if games.load(n).kernels.playout is not None])
+def test_a_games_own_playout_plays_the_moves_of_the_generic_loop(name):
+    game = games.load(name)
+    picks = np.random.default_rng(3)
+    for seed in range(300):  # from positions 0 to 40 plies in: columns fill, the list of open ones shrinks
+        state = game.new_initial_state()
+        for _ in range(picks.integers(0, 41)):
+            if state.is_terminal():
+                break
+            state.apply_action(int(picks.choice(state.legal_actions())))
+        ours, loop = state.array.copy(), state.array.copy()
+        rng_ours, rng_loop = make_rng(seed), make_rng(seed)
+        game.kernels.playout(ours, np.empty(game.max_legal, dtype=np.int64), rng_ours)
+        _loop_playout(game.kernels, loop, np.empty(game.max_legal, dtype=np.int64), rng_loop)
+        assert np.array_equal(ours, loop) and rng_ours[0] == rng_loop[0], seed
+
+
+@pytest.mark.parametrize("spec", ["mcts:simulations=400", "sp:simulations=300"])
+def test_a_search_with_the_games_own_playout_is_the_search_without_it(spec):
+    game = games.load("connect4")
+    plain = type("Connect4Loop", (type(game),), {"kernels": game.kernels._replace(playout=None)})()
+    state = game.new_initial_state()
+    for a in [3, 3, 2, 4]:
+        state.apply_action(a)
+    found = []
+    for g in (game, plain):
+        agent = make_agent(g, spec, seed=11)
+        agent.select_action(state)
+        found.append(agent.last_search)
+    assert np.array_equal(found[0].visits, found[1].visits) and np.array_equal(found[0].values, found[1].values)
