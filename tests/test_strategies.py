@@ -933,3 +933,15 @@ def test_a_saved_strategy_on_a_large_space_passes_its_checks_and_goes_on(kind, p
     loaded = make_strategy(space, kind, seed=60, **settings)
     loaded.load_state_dict(json.loads(json.dumps(original.state_dict())))
     assert run(loaded, mean, 200, seed=3) == run(original, mean, 200, seed=3)
+
+
+def test_ntbea_keeps_its_current_point_where_no_neighbour_scores_even_with_extreme_rewards():
+    # rewards of +-1e308 make some means +-inf and their sums NaN: no neighbour is taken, and NTBEA must stay where it
+    # is (candidate always equal to current), not jump to a point left over from an earlier step
+    space = sa_mcts_space(["C", "eps", "K"])
+    ntbea = Strategy(space, "ntbea", seed=2)
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        x = ntbea.ask()
+        ntbea.tell(x, float(rng.choice([1e308, -1e308, 0.0, 1.0])))
+        assert np.array_equal(ntbea.arrays["candidate"], ntbea.arrays["current"])

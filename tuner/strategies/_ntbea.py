@@ -180,7 +180,9 @@ def update(st, x, reward, rng):
                 x[j] = st.current[j]
         else:
             x[i] = st.current[i]
-    if pick >= 0:
+    if pick >= 0:  # candidate follows, as it did when every take wrote it whole: a step taking none keeps current
         st.current[pick] = value
+        for j in range(d):
+            st.candidate[j] = st.current[j]
     else:
         copy_into(st.candidate, st.current)
