@@ -19,7 +19,7 @@ _U1 = np.uint64(1)
 _ZERO = np.uint64(0)
 _BOTTOM = np.array([1 << (_H * c) for c in range(COLS)], dtype=np.uint64)
 _TOP = np.array([1 << (_H * c + ROWS - 1) for c in range(COLS)], dtype=np.uint64)
-_TOPS = np.uint64(sum(1 << (_H * c + ROWS - 1) for c in range(COLS)))  # the top row
+_TOPS = np.bitwise_or.reduce(_TOP)  # the top row
 _COLUMN = np.array([((1 << ROWS) - 1) << (_H * c) for c in range(COLS)], dtype=np.uint64)
 LINE_SHIFTS = np.array([1, _H, _H - 1, _H + 1], dtype=np.uint64)  # vertical, horizontal, two diagonals
 _D0, _D1, _D2, _D3 = (np.uint64(d) for d in LINE_SHIFTS)

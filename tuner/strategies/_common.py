@@ -47,9 +47,9 @@ STATS_FIELDS = [
     ("combinations", types.int64),  # T = prod(sizes)
     ("total", types.int64),  # updates so far
 ]
-# derived from the space or the table's layout (a saved state holds combos by code instead), or scratch: a saved
-# state leaves them out, make_state makes them
-LAYOUT = ("strides", "keys", "seen", "filled", "shift", "combinations", "roots", "terms")
+# derived from the space or the table's layout (a saved state holds combos by code instead), or shared (roots): a
+# saved state leaves them out, make_state makes them
+LAYOUT = ("strides", "keys", "seen", "filled", "shift", "combinations", "roots")
 DIRECT_MAX = 1 << 14  # spaces of at most this many combinations: a row per combination (at most 640 kB)
 FIRST_SLOTS = 1 << 12  # a hash table's slots at the start of a game
 FIBONACCI = np.uint64(0x9E3779B97F4A7C15)  # 2^64 / golden ratio: spreads runs of neighbouring codes

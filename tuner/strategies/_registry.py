@@ -48,8 +48,8 @@ class Entry:
     limits: Callable = lambda arrays, scalars, total: ({}, ())
     fixed: tuple[str, ...] = ()  # scalar fields set from the settings: a saved state must hold the same
     columns: tuple[str, ...] = ()  # the strategy's own columns of `combos`, after the statistics (saved by name)
-    # scalar fields a saved state leaves out: derive(st), compiled, works them out after a load or a forgetting,
-    # and says whether the state's fields fit together (False: a damaged saved state, refused)
+    # fields a saved state leaves out: scratch arrays, and scalars that derive(st), compiled, works out after a load
+    # or a forgetting, saying whether the state's fields fit together (False: a damaged saved state, refused)
     unsaved: tuple[str, ...] = ()
     derive: Callable | None = None
     # arrays that start small and grow as a game needs them (NMC's members), and the rows they can grow to,
@@ -153,6 +153,7 @@ REGISTRY = {
             sequential=True,
             limits=_ntbea.limits,
             fixed=("c", "neighbours"),
+            unsaved=("terms",),
         ),
         Entry(
             "lsi",

@@ -277,7 +277,8 @@ class Strategy:
         scalar fields, the random stream and the asks answered settled. Its size is the space's, whatever the
         history; a strategy loaded from it answers every later ask and tell as this one would."""
         arrays, kind = self.arrays, typeof(self.compiled)
-        saved = {name: arrays[name] for name in _array_fields(kind) if name not in LAYOUT and name != "combos"}
+        left_out = (*LAYOUT, *self.entry.unsaved, "combos")
+        saved = {name: arrays[name] for name in _array_fields(kind) if name not in left_out}
         saved.update(dense(arrays, self.entry.columns))
         for name in self.entry.growable:  # at the rows they can grow to, zeros beyond those in use
             full = np.zeros((self.entry.capacity(self.space), *saved[name].shape[1:]), dtype=saved[name].dtype)
@@ -311,7 +312,8 @@ class Strategy:
         compiled, arrays = self.entry.make_state(self.space, self.settings, **full)
         kind, columns, total = typeof(compiled), self.entry.columns, self.space.combinations()
         fields = [(name, t) for name, t in _scalar_fields(kind) if name not in LAYOUT + self.entry.unsaved]
-        own = [name for name in _array_fields(kind) if name not in LAYOUT and name != "combos"]
+        left_out = (*LAYOUT, *self.entry.unsaved, "combos")
+        own = [name for name in _array_fields(kind) if name not in left_out]
         like = {  # what each saved array must be: the dense ones only give their dtype and shape (not written)
             **{name: arrays[name] for name in own},
             "combos": np.empty((total, stat_columns(arrays))),
