@@ -30,7 +30,7 @@ COLUMNS = {"C": C, "eps": EPSILON, "K": K, "Ref": REF, "VO": VO, "T": T}  # Tabl
 N_OPEN, FORMULA, USE_MAST, USE_AMAF = range(4)
 ALPHADDA, UCB1, ALPHADDA_CODE = 0, 1, 2  # the selection formulas (ALPHADDA_CODE: eq. 12 as the authors coded it)
 _EPS_DIV = 1e-7  # AlphaDDA App. 3's epsilon
-MAX_TABLE = 1 << 20  # the walk's tables for select_child hold at most this many visit counts (8 MB each)
+MAX_TABLE = 1 << 20  # the walk's tables for selection hold at most this many visit counts (8 MB each)
 
 
 @kernel(inline="always")
@@ -112,78 +112,13 @@ def inverse_root(formula, n):
 
 
 @kernel(inline="always")
-def select_child(w, node, ref, mover, formula, use_amaf):
-    """The child of `node` to descend into: best score, uniformly among those within VO of the best, by the
-    parameters of the player to move."""
-    first = w.first_child[node]
-    n = w.n_children[node]
-    parent_visits = w.visits[node]
-    c_explore = w.params[mover, C]
-    k_equiv = w.params[mover, K]
-    row = w.amaf_row[ref] if use_amaf else -1
-    best = -np.inf
-    # the exploration term's roots and logarithm are read from the walk's tables for the counts they hold (computed,
-    # per child a division and a root and per node a logarithm cost a Connect4 search a fifth of its speed)
-    parent = parent_visits
-    if formula == ALPHADDA_CODE:  # the AlphaDDA authors' MCTS: N the sum of the children's visits
-        parent = 0.0
-        for i in range(n):
-            parent += w.visits[first + i]
-    logs, roots = w.logs, w.roots
-    p = np.int64(parent)
-    bonus = c_explore * (logs[p] if p < logs.shape[0] else log_root(formula, parent))
-    for i in range(n):
-        c = first + i
-        visits = w.visits[c]
-        v = np.int64(visits)
-        root = roots[v] if v < roots.shape[0] else inverse_root(formula, visits)
-        if formula != UCB1:
-            q = 2.0 * w.value[c] - visits  # the sum of 2 x - 1 over scores x in [0, 1]: +1 / 0 / -1 a win / draw / loss
-            # [AlphaDDA eq. 12]: q / (N + eps) + C sqrt(ln(.) / (N + eps))
-            score = q * root * root + bonus * root
-        elif visits == 0.0:
-            score = np.inf
-        else:
-            q = w.value[c] / visits  # a mean rounded once: equal means tie whatever their counts (C = 0)
-            if row >= 0 and k_equiv > 0.0:
-                amaf_n = w.amaf_visits[row, mover, w.action[c]]
-                if amaf_n > 0.0:
-                    # [SA-MCTS eq. 3]
-                    beta = 1.0 if k_equiv == np.inf else math.sqrt(k_equiv / (3.0 * parent_visits + k_equiv))
-                    # [SA-MCTS eq. 2]
-                    q = (1.0 - beta) * q + beta * w.amaf_value[row, mover, w.action[c]] / amaf_n
-            # [SA-MCTS eq. 1]
-            score = q + bonus * root
-        w.scores[i] = score
-        if score > best:
-            best = score
-    floor = best - w.params[mover, VO]
-    count = 0
-    for i in range(n):
-        if w.scores[i] >= floor:
-            count += 1
-    pick = randint(w.rng, count)
-    for i in range(n):
-        if w.scores[i] >= floor:
-            if pick == 0:
-                return first + i
-            pick -= 1
-    return first + n - 1
+def descend(g, w, n_open, formula, use_mast, use_amaf):
+    """The tree part of a simulation: from the root's state, select (or below T visits follow the playout policy)
+    and expand until a leaf or the end of the game; the path and moves are left in the walk, its depth returned.
 
-
-@kernel
-def simulate(g, w):
-    """One simulation of the walk `w` (see `new_walk`): select and expand in the tree, play out, back up each
-    player's own score (max^n: a node's value is the score of the player who moved into it), left in w.ret.
-    w.params [P, 6]: each player's search-control parameters, used wherever that player is to move. Called, not
-    inlined: a call costs one reference count (the walk's), and when a strategy's steps were
-    still inlined, numba 0.68.1 lost the walk's writes to the tree with this inlined beside them
-    (run_tuned_simulations; tests/test_search.py guards it)."""
-    n_open = w.settings[N_OPEN]
-    formula = w.settings[FORMULA]
-    use_mast = w.settings[USE_MAST] == 1
-    use_amaf = w.settings[USE_AMAF] == 1
-    s, legal = w.s, w.legal  # held for the whole simulation: read once, not at every move of the playout
+    Selection is written out in this loop rather than as a function of the walk: an inlined function handed the
+    walk counts a reference in and out at every level (about 2% of a mid-game Connect4 search, measured)."""
+    s = w.s
     copy_into(w.root_state, s)
     node = w.meta[ROOT]
     players = w.params.shape[0]
@@ -191,7 +126,6 @@ def simulate(g, w):
         for p in range(players):  # per player, its GRAVE reference node: each player has its own Ref
             w.refs[p] = node
     depth = 0
-    n_moves = 0
     w.path[0] = node
     while not g.terminal(s):
         if w.first_child[node] < 0:
@@ -208,20 +142,91 @@ def simulate(g, w):
                 if w.visits[node] >= w.params[p, REF]:
                     w.refs[p] = node
         mover = g.to_move(s)
+        first = w.first_child[node]
+        n = w.n_children[node]
         if w.visits[node] < w.params[mover, T]:
-            first = w.first_child[node]
-            n = w.n_children[node]
             c = first + policy_index(w, mover, True, first, n, w.params[mover, EPSILON], use_mast)
         else:
-            c = select_child(w, node, w.refs[mover] if use_amaf else node, mover, formula, use_amaf)
+            # the child with the best score by the mover's parameters, uniformly among those within VO of the best
+            c_explore = w.params[mover, C]
+            k_equiv = w.params[mover, K]
+            row = w.amaf_row[w.refs[mover]] if use_amaf else -1
+            parent_visits = w.visits[node]
+            # the exploration term's roots and logarithm are read from the walk's tables for the counts they hold
+            # (computed, per child a division and a root and per node a logarithm cost a Connect4 search a fifth
+            # of its speed)
+            parent = parent_visits
+            if formula == ALPHADDA_CODE:  # the AlphaDDA authors' MCTS: N the sum of the children's visits
+                parent = 0.0
+                for i in range(n):
+                    parent += w.visits[first + i]
+            p = np.int64(parent)
+            bonus = c_explore * (w.logs[p] if p < w.logs.shape[0] else log_root(formula, parent))
+            best = -np.inf
+            for i in range(n):
+                visits = w.visits[first + i]
+                v = np.int64(visits)
+                root = w.roots[v] if v < w.roots.shape[0] else inverse_root(formula, visits)
+                if formula != UCB1:
+                    # the sum of 2 x - 1 over scores x in [0, 1]: +1 / 0 / -1 a win / draw / loss
+                    q = 2.0 * w.value[first + i] - visits
+                    # [AlphaDDA eq. 12]: q / (N + eps) + C sqrt(ln(.) / (N + eps))
+                    score = q * root * root + bonus * root
+                elif visits == 0.0:
+                    score = np.inf
+                else:
+                    q = w.value[first + i] / visits  # a mean rounded once: equal means tie whatever their counts
+                    if row >= 0 and k_equiv > 0.0:
+                        a = w.action[first + i]
+                        amaf_n = w.amaf_visits[row, mover, a]
+                        if amaf_n > 0.0:
+                            # [SA-MCTS eq. 3]
+                            beta = 1.0 if k_equiv == np.inf else math.sqrt(k_equiv / (3.0 * parent_visits + k_equiv))
+                            # [SA-MCTS eq. 2]
+                            q = (1.0 - beta) * q + beta * w.amaf_value[row, mover, a] / amaf_n
+                    # [SA-MCTS eq. 1]
+                    score = q + bonus * root
+                w.scores[i] = score
+                if score > best:
+                    best = score
+            floor = best - w.params[mover, VO]
+            count = 0
+            for i in range(n):
+                if w.scores[i] >= floor:
+                    count += 1
+            pick = randint(w.rng, count)
+            c = first + n - 1
+            for i in range(n):
+                if w.scores[i] >= floor:
+                    if pick == 0:
+                        c = first + i
+                        break
+                    pick -= 1
         g.apply(s, w.action[c])
-        w.moves[n_moves] = w.action[c]
-        w.players[n_moves] = mover
-        n_moves += 1
+        w.moves[depth] = w.action[c]
+        w.players[depth] = mover
         depth += 1
         w.path[depth] = c
         w.movers[depth] = mover
         node = c
+    return depth
+
+
+@kernel
+def simulate(g, w):
+    """One simulation of the walk `w` (see `new_walk`): select and expand in the tree, play out, back up each
+    player's own score (max^n: a node's value is the score of the player who moved into it), left in w.ret.
+    w.params [P, 6]: each player's search-control parameters, used wherever that player is to move. Called, not
+    inlined: a call costs one reference count (the walk's), and when a strategy's steps were
+    still inlined, numba 0.68.1 lost the walk's writes to the tree with this inlined beside them
+    (run_tuned_simulations; tests/test_search.py guards it)."""
+    n_open = w.settings[N_OPEN]
+    formula = w.settings[FORMULA]
+    use_mast = w.settings[USE_MAST] == 1
+    use_amaf = w.settings[USE_AMAF] == 1
+    s, legal = w.s, w.legal  # held for the whole simulation: read once, not at every move of the playout
+    depth = descend(g, w, n_open, formula, use_mast, use_amaf)
+    n_moves = depth
     if not use_mast and not use_amaf:  # nothing reads the playout's moves: uniform, as policy_index draws them
         play_out(g, s, legal, w.rng)
     while not g.terminal(s):
@@ -262,7 +267,7 @@ class WalkType(types.StructRef):
 
 
 class Walk(structref.StructRefProxy):
-    """A walk held in Python: an opaque handle for compiled code (tests build one to call `select_child`)."""
+    """A walk held in Python: an opaque handle for compiled code (tests build one to call `descend`)."""
 
 
 # a simulation's state, moves and path, each player's GRAVE reference node and its scores at the end
@@ -275,7 +280,7 @@ structref.define_constructor(Walk, WalkType, [*Tree._fields, "root_state", "para
 @kernel
 def fill_tables(formula, logs, roots):
     """logs[v] = log_root(formula, v) and roots[v] = inverse_root(formula, v) for every count v (compiled, so that
-    the tables hold what the fallback in select_child computes, bit for bit)."""
+    the tables hold what the fallback in `descend` computes, bit for bit)."""
     for v in range(logs.shape[0]):
         logs[v], roots[v] = log_root(formula, np.float64(v)), inverse_root(formula, np.float64(v))
 
@@ -284,7 +289,7 @@ _TABLES: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
 
 def tables(formula: int, counts: int) -> tuple[np.ndarray, np.ndarray]:
-    """`select_child`'s tables for visit counts 0 .. counts - 1 at least (up to MAX_TABLE), shared by every search
+    """Selection's tables for visit counts 0 .. counts - 1 at least (up to MAX_TABLE), shared by every search
     in the process and grown by doubling, so that a search's chunks of simulations pay nothing for them."""
     held = _TABLES.get(formula)
     if held is None or (held[0].shape[0] < counts and held[0].shape[0] < MAX_TABLE):

@@ -8,8 +8,9 @@ import pytest
 
 import games
 import search.mcts
+from games.jit import kernel
 from games.rng import make_rng
-from search.mcts import ALPHADDA, ALPHADDA_CODE, FORMULA, MCTS, N_OPEN, REF, UCB1, K, new_walk, select_child, tables
+from search.mcts import ALPHADDA, ALPHADDA_CODE, FORMULA, MCTS, N_OPEN, REF, UCB1, K, descend, new_walk, tables
 from search.minimax import negamax
 from search.tree import copy_subtree, new_tree, root_statistics
 from tuner.agents import make_agent, parse_spec
@@ -27,7 +28,7 @@ def hand_tree(visits, values, actions=None, root_visits=None):
     tree.value[1 : n + 1] = values
     tree.action[1 : n + 1] = actions if actions is not None else range(n)
     tree.amaf_row[0] = 0
-    tree.meta[1] = n + 1
+    tree.meta[1], tree.meta[2] = n + 1, 1  # the next free node and AMAF row
     return tree
 
 
@@ -35,12 +36,20 @@ def params(c=0.0, eps=0.0, k=0.0, ref=math.inf, vo=0.0, t=0.0):
     return np.array([c, eps, k, ref, vo, t])
 
 
+@kernel
+def first_step(g, walk, formula, use_amaf):
+    """The child of the root that a descent of `walk` takes (the root's children stay leaves: N_open is huge)."""
+    descend(g, walk, 1 << 60, formula, False, use_amaf)
+    return walk.path[1]
+
+
 def choose(tree, p, formula, use_amaf=False, mover=0, n=200, seed=0):
-    root = C4.new_initial_state().array
+    """How often each child of the root of a hand-made tree is chosen in n descents, `mover` to move there."""
+    root = play([6] * mover).array  # columns 0-3 stay open for the tree's moves
     settings = np.zeros(4, dtype=np.int64)
     settings[FORMULA] = formula  # the walk's table of 1 / sqrt(N + eps) follows the formula's eps
     walk = new_walk(tree, root, np.tile(p, (2, 1)), settings, make_rng(seed), 16, 42, *tables(formula, 1000))
-    picks = [select_child(walk, 0, 0, mover, formula, use_amaf) - 1 for _ in range(n)]
+    picks = [first_step(C4.kernels, walk, formula, use_amaf) - 1 for _ in range(n)]
     return np.bincount(picks, minlength=tree.n_children[0])
 
 
