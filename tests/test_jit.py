@@ -5,7 +5,7 @@ import numpy as np
 from numba.core import types
 
 import games
-from games.jit import kernel
+from games.jit import _Compiler, kernel
 from search.puct import PUCT_RULE
 
 
@@ -33,3 +33,50 @@ def test_each_kernel_tuple_is_typed_as_numba_types_it_and_each_game_keeps_its_ow
         assert first_legal_count(kernels) == moves
     assert len({numba.typeof(games.load(n).kernels) for n in ("connect4", "othello", "breakthrough")}) == 3
     assert numba.typeof(PUCT_RULE) == numba_type(PUCT_RULE)
+
+
+@kernel
+def stale_copy(n):
+    """Python's answer: t keeps the first round's array, though s has one definition (in the loop)."""
+    total = 0
+    t = np.zeros(1, dtype=np.int64)
+    for i in range(n):
+        s = np.full(1, i + 1)
+        if i == 0:
+            u = s
+            t = u
+        total += t[0]
+    return total
+
+
+@kernel
+def copy_then_rebind(a, b):
+    s = a
+    t = s
+    s = b
+    return t[0] * 10 + s[0]
+
+
+@kernel(inline="always")
+def array_sum(values):
+    total = 0.0
+    for v in values:
+        total += v
+    return total
+
+
+def sum_twice(values):
+    """An inlined helper handed an array in a loop: what ForwardCopies exists for."""
+    total = 0.0
+    for _ in range(2):
+        total += array_sum(values)
+    return total
+
+
+def test_forwarded_copies_keep_pythons_answers():
+    # a copy of a variable defined in the same loop is not forwarded (it would read the later rounds' arrays: 6)
+    assert stale_copy(3) == stale_copy.py_func(3) == 3
+    # nor one of a variable bound twice
+    a, b = np.array([1]), np.array([2])
+    assert copy_then_rebind(a, b) == copy_then_rebind.py_func(a, b) == 12
+    assert numba.njit(sum_twice, pipeline_class=_Compiler)(np.arange(4.0)) == 12.0
