@@ -36,7 +36,7 @@ from numba.core import ir
 from numba.core.analysis import compute_cfg_from_blocks
 from numba.core.compiler import CompilerBase, DefaultPassBuilder
 from numba.core.compiler_machinery import FunctionPass, register_pass
-from numba.core.ir_utils import build_definitions, replace_vars
+from numba.core.ir_utils import build_definitions, replace_vars_stmt
 from numba.core.typing.typeof import typeof_impl
 from numba.core.untyped_passes import InlineInlinables
 
@@ -63,7 +63,7 @@ class ForwardCopies(FunctionPass):
     """Uses of a copy `t = s` read `s` instead, and the copy goes, where each has one definition and no loop holds
     both `s`'s definition and the copy (so `s` cannot change while `t` is read). Inlining a function binds each
     parameter so, and numba counts an array or StructRef bound to a new name in and out around its uses: across the
-    helper's loops the two atomic operations stayed (a fifth of an NMC step went to them)."""
+    helper's loops the two atomic operations stayed (with the rest, a fifth of an NMC step; 15% with this pass)."""
 
     _name = "forward_copies"
 
@@ -72,8 +72,6 @@ class ForwardCopies(FunctionPass):
 
     def run_pass(self, state):
         blocks = state.func_ir.blocks
-        if any(isinstance(stmt, ir.Del) for block in blocks.values() for stmt in block.body):
-            return False  # lifetimes already placed (numba places them later): `del t` would end `s` early
         definitions = build_definitions(blocks)
         home = {}  # the block of each variable's one definition
         for label, block in blocks.items():
@@ -87,26 +85,33 @@ class ForwardCopies(FunctionPass):
                 if not (isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Var)):
                     continue
                 target, source = stmt.target.name, stmt.value.name
-                if len(definitions[target]) != 1 or len(definitions[source]) != 1 or source not in home:
-                    continue
+                if len(definitions[target]) != 1 or len(definitions[source]) != 1 or target in state.locals:
+                    continue  # (a type declared for the copy, `locals=`, would be lost)
                 if any(label in body and home[source] in body for body in loops):
                     continue
                 copies[target] = stmt.value
-        if not copies:
-            return False
-        for target, source in copies.items():  # through chains of copies to the first source
-            while source.name in copies:
-                source = copies[source.name]
-            copies[target] = source
+        for target in copies:  # through chains of copies to the first source
+            seen = {target}
+            while copies[target].name in copies and copies[target].name not in seen:
+                seen.add(copies[target].name)
+                copies[target] = copies[copies[target].name]
+        kept = set()  # copies still read where replace_vars does not reach (print's starred argument)
         for block in blocks.values():
-            block.body = [
-                stmt
-                for stmt in block.body
-                if not (isinstance(stmt, ir.Assign) and stmt.target.name in copies and isinstance(stmt.value, ir.Var))
-            ]
-        replace_vars(blocks, copies)
+            for stmt in block.body:
+                if not (isinstance(stmt, ir.Assign) and stmt.target.name in copies):
+                    replace_vars_stmt(stmt, copies)
+                    kept.update(v.name for v in stmt.list_vars() if v.name in copies)
+        for block in blocks.values():
+            body = []
+            for stmt in block.body:
+                if isinstance(stmt, ir.Assign) and stmt.target.name in copies:
+                    if stmt.target.name not in kept:
+                        continue
+                    stmt.value = copies[stmt.target.name]
+                body.append(stmt)
+            block.body = body
         state.func_ir._definitions = build_definitions(blocks)
-        return True
+        return bool(copies)
 
 
 class _Compiler(CompilerBase):

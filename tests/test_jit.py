@@ -39,12 +39,10 @@ def test_each_kernel_tuple_is_typed_as_numba_types_it_and_each_game_keeps_its_ow
 def stale_copy(n):
     """Python's answer: t keeps the first round's array, though s has one definition (in the loop)."""
     total = 0
-    t = np.zeros(1, dtype=np.int64)
     for i in range(n):
         s = np.full(1, i + 1)
         if i == 0:
-            u = s
-            t = u
+            t = s
         total += t[0]
     return total
 
@@ -80,3 +78,22 @@ def test_forwarded_copies_keep_pythons_answers():
     a, b = np.array([1]), np.array([2])
     assert copy_then_rebind(a, b) == copy_then_rebind.py_func(a, b) == 12
     assert numba.njit(sum_twice, pipeline_class=_Compiler)(np.arange(4.0)) == 12.0
+
+
+def star_print(a):
+    s = (a, a + 1)
+    t = s
+    print(*t)  # numba keeps a starred argument where its variable replacing does not look
+    return a
+
+
+def declared(a):
+    t = a
+    return t
+
+
+def test_copies_forwarding_cannot_reach_or_that_carry_a_declared_type_stay(capfd):
+    assert numba.njit(star_print, pipeline_class=_Compiler)(1) == 1
+    assert capfd.readouterr().out == "1 2\n"
+    uint8 = numba.njit(declared, locals={"t": types.uint8}, pipeline_class=_Compiler)
+    assert uint8(300) == 300 % 256
