@@ -30,7 +30,7 @@ COLUMNS = {"C": C, "eps": EPSILON, "K": K, "Ref": REF, "VO": VO, "T": T}  # Tabl
 N_OPEN, FORMULA, USE_MAST, USE_AMAF = range(4)
 ALPHADDA, UCB1, ALPHADDA_CODE = 0, 1, 2  # the selection formulas (ALPHADDA_CODE: eq. 12 as the authors coded it)
 _EPS_DIV = 1e-7  # AlphaDDA App. 3's epsilon
-MAX_TABLE = 1 << 20  # the walk's tables for selection hold at most this many visit counts (8 MB each)
+MAX_TABLE = 1 << 20  # the walk's tables for select_child hold at most this many visit counts (8 MB each)
 
 
 @kernel(inline="always")
@@ -112,12 +112,70 @@ def inverse_root(formula, n):
 
 
 @kernel(inline="always")
+def select_child(w, node, first, n, mover, formula, use_amaf):
+    """The child of `node` (children first .. first + n - 1) to descend into: best score, uniformly among those
+    within VO of the best, by the parameters of the player to move."""
+    c_explore = w.params[mover, C]
+    k_equiv = w.params[mover, K]
+    row = w.amaf_row[w.refs[mover]] if use_amaf else -1
+    parent_visits = w.visits[node]
+    # the exploration term's roots and logarithm are read from the walk's tables for the counts they hold
+    # (computed, per child a division and a root and per node a logarithm cost a Connect4 search a fifth
+    # of its speed)
+    parent = parent_visits
+    if formula == ALPHADDA_CODE:  # the AlphaDDA authors' MCTS: N the sum of the children's visits
+        parent = 0.0
+        for i in range(n):
+            parent += w.visits[first + i]
+    p = np.int64(parent)
+    bonus = c_explore * (w.logs[p] if p < w.logs.shape[0] else log_root(formula, parent))
+    best = -np.inf
+    for i in range(n):
+        visits = w.visits[first + i]
+        v = np.int64(visits)
+        root = w.roots[v] if v < w.roots.shape[0] else inverse_root(formula, visits)
+        if formula != UCB1:
+            # the sum of 2 x - 1 over scores x in [0, 1]: +1 / 0 / -1 a win / draw / loss
+            q = 2.0 * w.value[first + i] - visits
+            # [AlphaDDA eq. 12]: q / (N + eps) + C sqrt(ln(.) / (N + eps))
+            score = q * root * root + bonus * root
+        elif visits == 0.0:
+            score = np.inf
+        else:
+            q = w.value[first + i] / visits  # a mean rounded once: equal means tie whatever their counts
+            if row >= 0 and k_equiv > 0.0:
+                a = w.action[first + i]
+                amaf_n = w.amaf_visits[row, mover, a]
+                if amaf_n > 0.0:
+                    # [SA-MCTS eq. 3]
+                    beta = 1.0 if k_equiv == np.inf else math.sqrt(k_equiv / (3.0 * parent_visits + k_equiv))
+                    # [SA-MCTS eq. 2]
+                    q = (1.0 - beta) * q + beta * w.amaf_value[row, mover, a] / amaf_n
+            # [SA-MCTS eq. 1]
+            score = q + bonus * root
+        w.scores[i] = score
+        if score > best:
+            best = score
+    floor = best - w.params[mover, VO]
+    count = 0
+    for i in range(n):
+        if w.scores[i] >= floor:
+            count += 1
+    pick = randint(w.rng, count)
+    chosen = first + n - 1
+    for i in range(n):
+        if w.scores[i] >= floor:
+            if pick == 0:
+                chosen = first + i
+                break
+            pick -= 1
+    return chosen
+
+
+@kernel(inline="always")
 def descend(g, w, n_open, formula, use_mast, use_amaf):
     """The tree part of a simulation: from the root's state, select (or below T visits follow the playout policy)
-    and expand until a leaf or the end of the game; the path and moves are left in the walk, its depth returned.
-
-    Selection is written out in this loop rather than as a function of the walk: an inlined function handed the
-    walk counts a reference in and out at every level (about 2% of a mid-game Connect4 search, measured)."""
+    and expand until a leaf or the end of the game; the path and moves are left in the walk, its depth returned."""
     s = w.s
     copy_into(w.root_state, s)
     node = w.meta[ROOT]
@@ -147,61 +205,7 @@ def descend(g, w, n_open, formula, use_mast, use_amaf):
         if w.visits[node] < w.params[mover, T]:
             c = first + policy_index(w, mover, True, first, n, w.params[mover, EPSILON], use_mast)
         else:
-            # the child with the best score by the mover's parameters, uniformly among those within VO of the best
-            c_explore = w.params[mover, C]
-            k_equiv = w.params[mover, K]
-            row = w.amaf_row[w.refs[mover]] if use_amaf else -1
-            parent_visits = w.visits[node]
-            # the exploration term's roots and logarithm are read from the walk's tables for the counts they hold
-            # (computed, per child a division and a root and per node a logarithm cost a Connect4 search a fifth
-            # of its speed)
-            parent = parent_visits
-            if formula == ALPHADDA_CODE:  # the AlphaDDA authors' MCTS: N the sum of the children's visits
-                parent = 0.0
-                for i in range(n):
-                    parent += w.visits[first + i]
-            p = np.int64(parent)
-            bonus = c_explore * (w.logs[p] if p < w.logs.shape[0] else log_root(formula, parent))
-            best = -np.inf
-            for i in range(n):
-                visits = w.visits[first + i]
-                v = np.int64(visits)
-                root = w.roots[v] if v < w.roots.shape[0] else inverse_root(formula, visits)
-                if formula != UCB1:
-                    # the sum of 2 x - 1 over scores x in [0, 1]: +1 / 0 / -1 a win / draw / loss
-                    q = 2.0 * w.value[first + i] - visits
-                    # [AlphaDDA eq. 12]: q / (N + eps) + C sqrt(ln(.) / (N + eps))
-                    score = q * root * root + bonus * root
-                elif visits == 0.0:
-                    score = np.inf
-                else:
-                    q = w.value[first + i] / visits  # a mean rounded once: equal means tie whatever their counts
-                    if row >= 0 and k_equiv > 0.0:
-                        a = w.action[first + i]
-                        amaf_n = w.amaf_visits[row, mover, a]
-                        if amaf_n > 0.0:
-                            # [SA-MCTS eq. 3]
-                            beta = 1.0 if k_equiv == np.inf else math.sqrt(k_equiv / (3.0 * parent_visits + k_equiv))
-                            # [SA-MCTS eq. 2]
-                            q = (1.0 - beta) * q + beta * w.amaf_value[row, mover, a] / amaf_n
-                    # [SA-MCTS eq. 1]
-                    score = q + bonus * root
-                w.scores[i] = score
-                if score > best:
-                    best = score
-            floor = best - w.params[mover, VO]
-            count = 0
-            for i in range(n):
-                if w.scores[i] >= floor:
-                    count += 1
-            pick = randint(w.rng, count)
-            c = first + n - 1
-            for i in range(n):
-                if w.scores[i] >= floor:
-                    if pick == 0:
-                        c = first + i
-                        break
-                    pick -= 1
+            c = select_child(w, node, first, n, mover, formula, use_amaf)
         g.apply(s, w.action[c])
         w.moves[depth] = w.action[c]
         w.players[depth] = mover
@@ -280,7 +284,7 @@ structref.define_constructor(Walk, WalkType, [*Tree._fields, "root_state", "para
 @kernel
 def fill_tables(formula, logs, roots):
     """logs[v] = log_root(formula, v) and roots[v] = inverse_root(formula, v) for every count v (compiled, so that
-    the tables hold what the fallback in `descend` computes, bit for bit)."""
+    the tables hold what the fallback in select_child computes, bit for bit)."""
     for v in range(logs.shape[0]):
         logs[v], roots[v] = log_root(formula, np.float64(v)), inverse_root(formula, np.float64(v))
 
@@ -289,7 +293,7 @@ _TABLES: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
 
 def tables(formula: int, counts: int) -> tuple[np.ndarray, np.ndarray]:
-    """Selection's tables for visit counts 0 .. counts - 1 at least (up to MAX_TABLE), shared by every search
+    """`select_child`'s tables for visit counts 0 .. counts - 1 at least (up to MAX_TABLE), shared by every search
     in the process and grown by doubling, so that a search's chunks of simulations pay nothing for them."""
     held = _TABLES.get(formula)
     if held is None or (held[0].shape[0] < counts and held[0].shape[0] < MAX_TABLE):
