@@ -4,8 +4,9 @@ Error model: numpy's (a division by zero gives inf or nan instead of raising). P
 every division an exception exit, and arrays bound across such an exit cannot have their reference counting
 pruned: measured, a tuner's `record` cost 95 ns per call under Python's model and 10-19 ns under numpy's (when
 tuner states were namedtuples of arrays). Even so, numba counts every array handed to an inlined helper in and
-out around it (`ForwardCopies` removes those counts where it can), so state that hot loops hand around is one
-StructRef (a tuner's state, the search's walk), never a namedtuple of arrays.
+out around it (`ForwardCopies` removes those counts where it can) and every argument of a called function
+(`BorrowingLowering` borrows them instead), so state that hot loops hand around is one StructRef (a tuner's state,
+the search's walk), never a namedtuple of arrays.
 
 Cache folder: numba checks a cached function only against its own source file, so a kernel that
 inlines code from another file (every search inlines game and tuner kernels) would keep running the

@@ -221,8 +221,8 @@ def simulate(g, w):
     """One simulation of the walk `w` (see `new_walk`): select and expand in the tree, play out, back up each
     player's own score (max^n: a node's value is the score of the player who moved into it), left in w.ret.
     w.params [P, 6]: each player's search-control parameters, used wherever that player is to move. Called, not
-    inlined: a call costs one reference count (the walk's), and when a strategy's steps were
-    still inlined, numba 0.68.1 lost the walk's writes to the tree with this inlined beside them
+    inlined: a call counts nothing (its arguments are borrowed, `games.jit.BorrowingLowering`), and when a strategy's
+    steps were still inlined, numba 0.68.1 lost the walk's writes to the tree with this inlined beside them
     (run_tuned_simulations; tests/test_search.py guards it)."""
     n_open = w.settings[N_OPEN]
     formula = w.settings[FORMULA]

@@ -124,7 +124,7 @@ def summed(a):
 
 @borrowing
 def rebound(a):
-    a = a + 1.0  # a second binding: the argument is counted as numba does
+    a = a + 1.0  # a second binding, which numba's SSA names apart: the argument itself is still bound once
     return summed(a)
 
 
