@@ -143,23 +143,24 @@ class _BorrowingLower(Lower):
                     ):
                         self._borrowed.add(name)
 
-    def lower_assign(self, ty, inst):
-        if not (isinstance(inst.value, ir.Arg) and inst.target.name in self._borrowed):
-            return super().lower_assign(ty, inst)
-        self._quiet = True  # its one count: the binding's (the cast to its own type is the value itself)
+    def _uncounted(self, lower, *args):
+        """`lower(*args)` with its reference counts left out: the one count a borrowed argument's binding makes (the
+        cast to its own type is the value itself) or its release does (the rest only clears its slot)."""
+        self._quiet = True
         try:
-            return super().lower_assign(ty, inst)
+            return lower(*args)
         finally:
             self._quiet = False
 
+    def lower_assign(self, ty, inst):
+        if isinstance(inst.value, ir.Arg) and inst.target.name in self._borrowed:
+            return self._uncounted(super().lower_assign, ty, inst)
+        return super().lower_assign(ty, inst)
+
     def delvar(self, name):
-        if name not in self._borrowed:
-            return super().delvar(name)
-        self._quiet = True  # its one count: the variable's release (the rest only clears its slot)
-        try:
-            super().delvar(name)
-        finally:
-            self._quiet = False
+        if name in self._borrowed:
+            return self._uncounted(super().delvar, name)
+        return super().delvar(name)
 
     def incref(self, typ, val):
         if not self._quiet:

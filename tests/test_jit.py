@@ -15,6 +15,8 @@ from search.puct import PUCT_RULE
 from tuner.agents import make_agent
 from tuner.strategies import _ntbea
 
+as_kernels = numba.njit(pipeline_class=_Compiler, error_model="numpy")  # compiled as `kernel` does, not cached
+
 
 @kernel
 def first_legal_count(g):
@@ -84,7 +86,7 @@ def test_forwarded_copies_keep_pythons_answers():
     # nor one of a variable bound twice
     a, b = np.array([1]), np.array([2])
     assert copy_then_rebind(a, b) == copy_then_rebind.py_func(a, b) == 12
-    assert numba.njit(sum_twice, pipeline_class=_Compiler)(np.arange(4.0)) == 12.0
+    assert as_kernels(sum_twice)(np.arange(4.0)) == 12.0
 
 
 def star_print(a):
@@ -100,21 +102,18 @@ def declared(a):
 
 
 def test_copies_forwarding_cannot_reach_or_that_carry_a_declared_type_stay(capfd):
-    assert numba.njit(star_print, pipeline_class=_Compiler)(1) == 1
+    assert as_kernels(star_print)(1) == 1
     assert capfd.readouterr().out == "1 2\n"
     uint8 = numba.njit(declared, locals={"t": types.uint8}, pipeline_class=_Compiler)
     assert uint8(300) == 300 % 256
 
 
-borrowing = numba.njit(pipeline_class=_Compiler, error_model="numpy")  # not cached, so that each test compiles anew
-
-
-@borrowing
+@as_kernels
 def passed_on(a):
     return a  # the returned array is counted for the caller (its own reference), the borrowed one is not
 
 
-@borrowing
+@as_kernels
 def summed(a):
     s = 0.0
     for v in a:
@@ -122,19 +121,19 @@ def summed(a):
     return s
 
 
-@borrowing
+@as_kernels
 def rebound(a):
     a = a + 1.0  # a second binding, which numba's SSA names apart: the argument itself is still bound once
     return summed(a)
 
 
-@borrowing
+@as_kernels
 def values(a):
     for v in a:
         yield v  # a generator keeps its arguments past the call: counted as numba does
 
 
-@borrowing
+@as_kernels
 def owner(n):
     """Arrays made in compiled code (one reference each) handed to compiled callees, returned, held in a tuple and
     rebound."""
@@ -144,7 +143,7 @@ def owner(n):
     return summed(b) + summed(held[1]) + rebound(a)
 
 
-@borrowing
+@as_kernels
 def counted(n):
     ones = values(np.ones(n))  # the generator alone holds the array of ones
     fives = np.full(n, 5.0)  # it would take the array's memory if the generator did not hold it
@@ -171,7 +170,7 @@ def test_a_tuner_step_counts_none_of_its_arguments():
     """NTBEA's choose(st, rng, x) under our pipeline: no reference count at all. numba counts each argument in and
     out around the function, and its pruning left 13 such calls (measured; every step paid them)."""
     tuner = make_agent(games.load("connect4"), "ap:tuner=ntbea,tune=all", seed=0).search.tuners[0]
-    choose = borrowing(_ntbea.choose.py_func)
+    choose = as_kernels(_ntbea.choose.py_func)
     x = np.zeros(len(tuner.space), dtype=np.int64)
     choose(tuner.compiled, tuner.rng, x)
     assert x.tolist() == tuner.arrays["current"].tolist()
