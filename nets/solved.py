@@ -31,6 +31,15 @@ class SolvedPosition:
     keeps: str  # moves that keep the game-theoretic value
 
 
+def random_position(game, rng: np.random.Generator, low: int = 8, high: int = 30):
+    """A uniformly random legal game from the start, stopped at a ply drawn uniformly from [low, high], or None if
+    it ended first: how the test set's positions were drawn (scripts/make_connect4_solved.py)."""
+    state, ply = game.new_initial_state(), int(rng.integers(low, high + 1))
+    while len(state.history()) < ply and not state.is_terminal():
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    return None if state.is_terminal() else state
+
+
 def load_solved() -> list[SolvedPosition]:
     """The shipped test set."""
     text = resources.files("nets").joinpath("data/connect4_solved.csv").read_text()

@@ -73,7 +73,7 @@ TABLE_A1["ttcc4_2p"] = TABLE_A1["othello6"]
 
 
 # settings added after run folders existed, with the value a folder without them ran with
-ADDED_LATER = {"cap_fast": 0, "cap_share": 0.25, "random_plies": 0, "value_mix": 0.0}
+ADDED_LATER = {"cap_fast": 0, "cap_share": 0.25, "random_plies": 0, "value_mix": 0.0, "reuse": 0.0}
 
 
 @dataclass(frozen=True)
@@ -101,6 +101,7 @@ class TrainConfig:
     chunk: int | None = None  # self-play's forwards in fixed chunks of rows (a run spread over a cluster), else whole
     queue: int = 20000  # N_queue
     epochs: int = 1
+    reuse: float = 0.0  # learn on reuse x the iteration's new (augmented) positions drawn from the queue, 0: epochs
     batch: int = 2048
     lr: float = 0.02  # ours, not Table A1's 0.2 (module docstring)
     momentum: float = 0.9
@@ -155,8 +156,15 @@ class TrainConfig:
             )
         if not 0.0 < self.cap_share <= 1.0:
             raise ValueError(f"cap_share (the share of full searches) must lie in (0, 1], got {self.cap_share}")
+        if self.reuse < 0 or (self.reuse and self.epochs != 1):
+            raise ValueError(f"reuse must be 0 (off) or positive, and is given instead of epochs, got {self.reuse}")
         if not self.cap_fast and self.cap_share != ADDED_LATER["cap_share"]:
             raise ValueError("cap_share applies only with cap_fast (the playout cap): give both, or neither")
+
+    def play_settings(self) -> dict:
+        """What `nets.selfplay.self_play` takes of these settings (all but the seed)."""
+        names = ("games", "simulations", "c_puct", "t_opening", "tau", "eps", "noise", "alpha", "leaves")
+        return {k: getattr(self, k) for k in names + ("cap_fast", "cap_share", "random_plies", "value_mix")}
 
     def net_overrides(self) -> dict:
         return {k: v for k, v in (("filters", self.filters), ("blocks", self.blocks)) if v is not None}
@@ -421,6 +429,17 @@ class Run:
     def __exit__(self, *exc) -> None:
         self.close()
 
+    def _learning_set(self, added: int, generator: torch.Generator) -> Examples:
+        """What the iteration learns on: the whole queue (N_epoch passes), or with `reuse` that many times the
+        iteration's new positions drawn from it at random, so that a position is learnt about `reuse` times while it
+        is queued (the whole queue, once an iteration, learns each position N_queue / new times: on Connect4 about 12
+        times, and 52 with the playout cap)."""
+        queued = self.queue.contents()
+        if not self.config.reuse:
+            return queued
+        rows = torch.randperm(len(queued), generator=generator)[: round(self.config.reuse * added)].numpy()
+        return Examples(queued.planes[rows], queued.policy[rows], queued.value[rows])
+
     def step(self, evaluate=None) -> dict:
         """Run one iteration and commit it to the folder; return its history record.
 
@@ -431,9 +450,7 @@ class Run:
         c, i = self.config, self.iteration + 1
         play_seed, learn_seed = derive_seeds(c.seed, i, count=2, bits=64)
         start = time.perf_counter()
-        names = ("games", "simulations", "c_puct", "t_opening", "tau", "eps", "noise", "alpha", "leaves")
-        names += ("cap_fast", "cap_share", "random_plies", "value_mix")
-        settings = {**{k: getattr(c, k) for k in names}, "seed": play_seed}
+        settings = {**c.play_settings(), "seed": play_seed}
         if self.spread is None:
             examples, stats = self_play(self.game, self.evaluator, **settings)
         else:
@@ -442,12 +459,13 @@ class Run:
             calls = [(model, share.tolist(), c.chunk, settings) for share in shares]
             examples, stats = join(self.spread(play_share, calls, (model,)))
         played = time.perf_counter()
-        self.queue.add(augment(self.game, examples))
+        added = augment(self.game, examples)
+        self.queue.add(added)
         generator = torch.Generator().manual_seed(learn_seed)
         losses = learn(
             self.model,
             self.optimizer,
-            self.queue.contents(),
+            self._learning_set(len(added), generator),
             batch=c.batch,
             epochs=c.epochs,
             generator=generator,

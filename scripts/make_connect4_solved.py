@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 import games
+from nets.solved import random_position
 from search.perfect import move_scores
 
 OUT = Path(__file__).resolve().parent.parent / "nets" / "data" / "connect4_solved.csv"
@@ -36,11 +37,8 @@ def main() -> None:
     game, rng = games.load("connect4"), np.random.default_rng(args.seed)
     rows, seen = [], set()
     while len(rows) < args.positions:
-        state, ply = game.new_initial_state(), int(rng.integers(8, 31))
-        while len(state.history()) < ply and not state.is_terminal():
-            state.apply_action(int(rng.choice(state.legal_actions())))
-        moves = "".join(map(str, state.history()))
-        if state.is_terminal() or moves in seen:
+        state = random_position(game, rng)
+        if state is None or (moves := "".join(map(str, state.history()))) in seen:
             continue
         seen.add(moves)
         scores = move_scores(state)

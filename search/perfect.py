@@ -63,6 +63,27 @@ def value(state) -> int:
     return max(move_scores(state).values())
 
 
+def planes_value(planes) -> int | None:
+    """The exact value for the player to move of an encoded Connect4 position (State.encode's planes [3, 6, 7], as
+    self-play records them: the mover's pieces, the other's, all ones when the second player moves), or None if the
+    game is over there."""
+    from bitbully import Board
+
+    first, second = (planes[0], planes[1]) if planes[2, 0, 0] == 0 else (planes[1], planes[0])
+    rows = planes.shape[1]  # our row 0 is the top; bitbully's columns list cells from the bottom
+    board = Board(
+        [
+            [1 if first[rows - 1 - h, c] else 2 if second[rows - 1 - h, c] else 0 for h in range(rows)]
+            for c in range(planes.shape[2])
+        ]
+    )
+    if board.is_game_over():
+        return None
+    solver = _solver()
+    with _lock:
+        return max(dict(solver.score_all_moves(board, max_depth=-1)).values())
+
+
 def keeping(scores: dict[int, int]) -> set[int]:
     """The moves of `move_scores` that keep the position's value: a score of the best score's sign (a win stays a
     win, a draw a draw; in a lost position every move)."""

@@ -139,3 +139,71 @@ def test_the_shipped_solved_set_matches_the_solver_and_scores_a_net():
     keeps = [t in p.keeps for t, p, n in zip(tops, sample, nontrivial) if n]
     assert report["nontrivial"] == len(keeps) and report["top_move_keeps_value"] == pytest.approx(np.mean(keeps))
     assert report["top_move_is_best"] == pytest.approx(np.mean([t in p.best for t, p in zip(tops, sample)]))
+
+
+def _replayed(moves: str):
+    state = C4.new_initial_state()
+    for ch in moves:
+        state.apply_action(int(ch))
+    return state
+
+
+def test_value_ceiling_labels_random_positions_by_the_solver_and_leaves_the_test_boards_out(tmp_path):
+    from experiments import value_ceiling
+    from nets.solved import load_solved
+
+    data = value_ceiling.labelled(C4, 30, seed=1, folder=tmp_path, chunk=10)
+    assert len(data["value"]) == 30 and len({p.tobytes() for p in data["planes"]}) == 30
+    tests = value_ceiling._test_boards(C4)
+    for moves, planes, policy, target in zip(data["moves"], data["planes"], data["policy"], data["value"]):
+        state = _replayed(str(moves))
+        assert 8 <= len(moves) <= 30 and np.array_equal(state.encode(), planes)
+        scores = move_scores(state)
+        best = max(scores.values())
+        assert target == np.sign(best)  # the mover's view: +1 won, -1 lost
+        assert np.flatnonzero(policy).tolist() == sorted(a for a, s in scores.items() if s == best)
+        assert policy.sum() == pytest.approx(1.0)
+        assert planes.tobytes() not in tests
+    # the left-out boards are each test position's and its mirror's (columns c and 6 - c swapped), replayed here
+    for p in load_solved()[:50]:
+        mirror = "".join(str(6 - int(ch)) for ch in p.moves)
+        assert {
+            _replayed(p.moves).encode().astype(np.uint8).tobytes(),
+            _replayed(mirror).encode().astype(np.uint8).tobytes(),
+        } <= tests
+    # a board in the left-out set is drawn again (the next new one takes its place); the others come as before
+    first = value_ceiling.labelled_chunk(C4, 1, 0, 5, set())
+    again = value_ceiling.labelled_chunk(C4, 1, 0, 5, {first["planes"][0].tobytes()})
+    assert first["moves"][0] not in again["moves"] and again["moves"][:4].tolist() == first["moves"][1:].tolist()
+
+
+def test_value_ceiling_positions_resume_chunk_by_chunk_as_if_never_stopped(tmp_path):
+    from experiments import value_ceiling
+
+    value_ceiling.labelled(C4, 10, seed=2, folder=tmp_path / "cut", chunk=5)  # a run stopped after two chunks
+    resumed = value_ceiling.labelled(C4, 20, seed=2, folder=tmp_path / "cut", chunk=5)
+    whole = value_ceiling.labelled(C4, 20, seed=2, folder=tmp_path / "whole", chunk=5)
+    assert all(np.array_equal(resumed[k], whole[k]) for k in whole)
+    assert len(whole["value"]) == 20
+
+
+@pytest.mark.slow
+def test_value_targets_judges_a_runs_fresh_self_play_by_the_solver(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    from nets.train import Run, TrainConfig
+
+    config = TrainConfig.for_game("connect4", filters=8, blocks=1, games=2, simulations=8, queue=300, batch=16)
+    with Run(tmp_path / "run", config, device="cpu") as run:
+        run.step()
+    out = tmp_path / "targets.json"
+    command = [sys.executable, "-m", "experiments.value_targets", str(tmp_path / "run"), "--games", "3"]
+    proc = subprocess.run([*command, "--nets", "connect4", "--out", str(out)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    result = json.loads(out.read_text())
+    assert result["games"] == 3 and 0 < result["decided"] <= result["positions"]
+    assert set(result["nets"]) == {"run", "connect4"} and result["nets"]["connect4"][
+        "test_sign_right"
+    ] == pytest.approx(0.691, abs=5e-4)

@@ -52,6 +52,11 @@ SCRIPTS = [
     ),
     ("experiments.judge_noise", ["--games", "1", "--out", "{tmp}"]),
     (
+        "experiments.value_ceiling",
+        ["--positions", "30", "--chunk", "10", "--held-out", "10", "--sizes", "20", "--bodies", "4x1", "--epochs", "1"]
+        + ["--data", "{tmp}/data", "--out", "{tmp}"],
+    ),
+    (
         "experiments.optimal_moves",
         ["--agents", "mcts:simulations=20", "--opponents", "random", "--games", "2", "--out", "{tmp}/o.json"],
     ),

@@ -649,3 +649,26 @@ def test_a_game_with_parameters_trains_with_its_kind_s_settings(tmp_path, capsys
     assert main(["train", "openspiel:tic_tac_toe", "--out", str(tmp_path / "t")]) == 2
     assert "no training settings for 'openspiel:tic_tac_toe'" in capsys.readouterr().err
     assert not (tmp_path / "t").exists()
+
+
+def test_reuse_learns_on_that_many_times_the_new_positions_drawn_from_the_queue(tmp_path):
+    """Without reuse an iteration makes one pass over the whole queue; with reuse R it learns on R x the positions it
+    queued (mirrors included), drawn from the queue without repeats: the SGD steps count them in mini-batches."""
+    config = TrainConfig.for_game("connect4", **{**TINY, "games": 2, "simulations": 8, "batch": 8, "queue": 2000})
+    with Run(tmp_path / "whole", config, device="cpu") as run:
+        records = [run.step() for _ in range(3)]
+    queued = np.cumsum([2 * r["positions"] for r in records])
+    assert [r["steps"] for r in records] == [-(-q // 8) for q in queued]  # ceil: the last mini-batch is partial
+    with Run(tmp_path / "reuse", TrainConfig(**{**config.__dict__, "reuse": 1.5}), device="cpu") as run:
+        records = [run.step() for _ in range(3)]
+        drawn = [round(1.5 * 2 * r["positions"]) for r in records]
+        assert [r["steps"] for r in records] == [-(-min(d, q) // 8) for d, q in zip(drawn, queued)]
+        # asked for more than the queue holds, it draws every queued row once, in some order
+        rows, queue = run._learning_set(10**6, torch.Generator().manual_seed(0)), run.queue.contents()
+
+        def keys(examples):
+            return sorted(p.tobytes() + q.tobytes() + v.tobytes() for p, q, v in zip(*vars(examples).values()))
+
+        assert keys(rows) == keys(queue) and not np.array_equal(rows.planes, queue.planes)
+    with pytest.raises(ValueError, match="reuse must be 0"):
+        TrainConfig.for_game("connect4", reuse=2.0, epochs=2).check()

@@ -59,6 +59,12 @@ _SETTINGS = {
     ),
     "--queue": ("queue", int, "N_queue: positions kept for learning (20000, 20000, 50000)"),
     "--epochs": ("epochs", int, "N_epoch: passes over the queue per iteration (1)"),
+    "--reuse": (
+        "reuse",
+        float,
+        "learn each iteration on REUSE times its new positions (mirrors included), drawn from the queue, instead of "
+        "N_epoch passes over the whole queue, so that each position is learnt about REUSE times (0: off, the paper)",
+    ),
     "--batch": ("batch", int, "N_batch: positions per mini-batch (2048)"),
     "--lr": ("lr", float, "SGD learning rate (0.02; Table A1 says 0.2, which killed the small net's value head)"),
     "--momentum": ("momentum", float, "SGD momentum (0.9)"),
