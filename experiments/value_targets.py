@@ -9,9 +9,11 @@ decided ones
 - how often each net's value head has it: the run's own latest net, and any others given;
 - the baseline "the player to move wins" on the same positions;
 and, beside it, each net's sign on the test set. A head that signs self-play's positions well but random ones badly
-has learnt self-play's distribution, not the game.
+has learnt self-play's distribution, not the game. Where the run keeps its replay queue (checkpoint.pt), a sample of
+it is judged the same way: the positions its net learnt on, so that the gap to fresh games shows how much the value
+head fits its queue rather than the game.
 
-    .venv/bin/python -m experiments.value_targets RUN [--games 300] [--nets connect4,PATH] [--seed 0]
+    .venv/bin/python -m experiments.value_targets RUN [--games 300] [--nets connect4,PATH] [--queue 2000] [--seed 0]
         [--out experiments/results/value_ceiling/targets-RUN.json]
 """
 
@@ -35,6 +37,11 @@ from nets.train import ADDED_LATER, TrainConfig
 from search.perfect import planes_value
 
 
+def solved_signs(planes: np.ndarray, what: str) -> np.ndarray:
+    """Each position's true sign for the player to move: +1 won, 0 drawn, -1 lost."""
+    return np.array([np.sign(planes_value(p)) for p in tqdm(planes, desc=what, unit="position", file=sys.stderr)])
+
+
 def signs_right(model, planes: np.ndarray, truth: np.ndarray) -> float:
     """How often `model`'s value has the sign `truth` (+1 or -1 per position)."""
     with torch.inference_mode():
@@ -47,6 +54,9 @@ def main() -> None:
     parser.add_argument("run", type=Path, help="a Connect4 training run's folder (its config.json and net.pt)")
     parser.add_argument("--games", type=int, default=300, help="self-play games, played at once")
     parser.add_argument("--nets", default="", help="other nets to measure: shipped names or checkpoint paths")
+    parser.add_argument(
+        "--queue", type=int, default=2000, help="positions of the run's replay queue to judge as well, 0 for none"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, help="the JSON (experiments/results/value_ceiling/targets-RUN.json)")
     args = parser.parse_args()
@@ -61,7 +71,7 @@ def main() -> None:
     settings = {**config.play_settings(), "games": args.games, "seed": args.seed}
     examples, stats = self_play(game, NetEvaluator(model, device="cpu"), **settings)
     planes, targets = examples.planes, examples.value
-    truth = np.array([np.sign(planes_value(p)) for p in tqdm(planes, desc="solving", unit="position", file=sys.stderr)])
+    truth = solved_signs(planes, "solving self-play")
     decided = truth != 0
     nets = {"run": str(args.run / "net.pt")} | {n: resolve_net(n, game) for n in args.nets.split(",") if n}
     result = {
@@ -82,6 +92,22 @@ def main() -> None:
             "self_play_sign_right": signs_right(model, planes[decided], truth[decided]),
             "test_sign_right": score_on_solved(model)["sign_accuracy"],
         }
+    if args.queue and (args.run / "checkpoint.pt").is_file():  # what the run's net learnt on: it has seen these
+        queue = torch.load(args.run / "checkpoint.pt", map_location="cpu", weights_only=False)["queue"]
+        rows = np.sort(
+            np.random.default_rng(args.seed).choice(
+                int(queue["size"]), min(args.queue, int(queue["size"])), replace=False
+            )
+        )
+        planes, targets = queue["planes"][rows].numpy(), queue["value"][rows].numpy()
+        truth = solved_signs(planes, "solving the queue")
+        decided = truth != 0
+        result["queue"] = {
+            "positions": len(rows),
+            "decided": int(decided.sum()),
+            "target_sign_right": float((np.sign(targets[decided]) == truth[decided]).mean()),
+            "run_sign_right": signs_right(load(nets["run"], game="connect4").eval(), planes[decided], truth[decided]),
+        }
     out = args.out or Path("experiments/results/value_ceiling") / f"targets-{args.run.name}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1))
@@ -91,6 +117,9 @@ def main() -> None:
     )
     for name, r in result["nets"].items():
         print(f"{name}: self-play {r['self_play_sign_right']:.3f}, test set {r['test_sign_right']:.3f}")
+    if "queue" in result:
+        q = result["queue"]
+        print(f"its queue: targets signed right {q['target_sign_right']:.3f}, the run's net {q['run_sign_right']:.3f}")
 
 
 if __name__ == "__main__":

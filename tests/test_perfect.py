@@ -204,6 +204,7 @@ def test_value_targets_judges_a_runs_fresh_self_play_by_the_solver(tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     result = json.loads(out.read_text())
     assert result["games"] == 3 and 0 < result["decided"] <= result["positions"]
+    assert 0 < result["queue"]["decided"] <= result["queue"]["positions"] == run.queue.size  # all of a small queue
     assert set(result["nets"]) == {"run", "connect4"} and result["nets"]["connect4"][
         "test_sign_right"
     ] == pytest.approx(0.691, abs=5e-4)
