@@ -34,7 +34,7 @@ from games.rng import derive_seeds
 from nets.checkpoint import save, write_atomically
 from nets.model import build
 from nets.selfplay import Examples, augment
-from nets.solved import load_solved, random_position, score_on_solved
+from nets.solved import load_solved, random_position, score_on_solved, value_signs_right
 from nets.train import learn
 from search.perfect import move_scores
 
@@ -110,14 +110,6 @@ def write_json(path: Path, data: dict) -> None:
     write_atomically(path, lambda f: f.write(text))
 
 
-def value_sign(model, examples: Examples) -> float:
-    """How often the value head's sign is the true one on the won and lost positions of `examples`."""
-    decided = examples.value != 0
-    with torch.inference_mode():
-        _, v = model(torch.from_numpy(examples.planes[decided]).float())
-    return float((np.sign(v.numpy()) == examples.value[decided]).mean())
-
-
 def train_body(game, body: str, data: Examples, held_out: Examples, *, epochs: int, seed: int, bar) -> dict:
     """A net of `body` (FILTERSxBLOCKS) trained on `data` (and its mirrors) for `epochs`, the learning rate a tenth for
     the last fifth; each epoch's measures."""
@@ -135,9 +127,9 @@ def train_body(game, body: str, data: Examples, held_out: Examples, *, epochs: i
         start = time.perf_counter()
         losses = learn(model, optimizer, examples, batch=256, epochs=1, generator=generator, device=torch.device("cpu"))
         seconds = time.perf_counter() - start
+        signs = value_signs_right(model, held_out.planes, held_out.value)
         history.append(
-            {"epoch": epoch, **losses, "seconds": seconds, "held_out_sign": value_sign(model, held_out)}
-            | {"test": score_on_solved(model)}
+            {"epoch": epoch, **losses, "seconds": seconds, "held_out_sign": signs, "test": score_on_solved(model)}
         )
         bar.update()
         bar.set_postfix(body=body, sign=f"{history[-1]['test']['sign_accuracy']:.3f}")

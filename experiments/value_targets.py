@@ -32,21 +32,18 @@ from nets.checkpoint import load
 from nets.evaluator import NetEvaluator
 from nets.selfplay import self_play
 from nets.shipped import resolve_net
-from nets.solved import score_on_solved
+from nets.solved import score_on_solved, value_signs_right
 from nets.train import ADDED_LATER, TrainConfig
 from search.perfect import planes_value
 
 
-def solved_signs(planes: np.ndarray, what: str) -> np.ndarray:
-    """Each position's true sign for the player to move: +1 won, 0 drawn, -1 lost."""
-    return np.array([np.sign(planes_value(p)) for p in tqdm(planes, desc=what, unit="position", file=sys.stderr)])
-
-
-def signs_right(model, planes: np.ndarray, truth: np.ndarray) -> float:
-    """How often `model`'s value has the sign `truth` (+1 or -1 per position)."""
-    with torch.inference_mode():
-        _, v = model(torch.from_numpy(planes).float())
-    return float((np.sign(v.numpy()) == truth).mean())
+def judged(planes: np.ndarray, targets: np.ndarray, what: str) -> tuple[np.ndarray, dict]:
+    """Each position's true sign for the player to move (+1 won, 0 drawn, -1 lost), and how many were decided and how
+    often `targets` had the true sign there."""
+    truth = np.array([np.sign(planes_value(p)) for p in tqdm(planes, desc=what, unit="position", file=sys.stderr)])
+    decided = truth != 0
+    right = float((np.sign(targets[decided]) == truth[decided]).mean())
+    return truth, {"positions": len(truth), "decided": int(decided.sum()), "target_sign_right": right}
 
 
 def main() -> None:
@@ -70,44 +67,32 @@ def main() -> None:
     model = load(args.run / "net.pt", game="connect4")
     settings = {**config.play_settings(), "games": args.games, "seed": args.seed}
     examples, stats = self_play(game, NetEvaluator(model, device="cpu"), **settings)
-    planes, targets = examples.planes, examples.value
-    truth = solved_signs(planes, "solving self-play")
-    decided = truth != 0
+    planes = examples.planes
+    truth, counts = judged(planes, examples.value, "solving self-play")
     nets = {"run": str(args.run / "net.pt")} | {n: resolve_net(n, game) for n in args.nets.split(",") if n}
     result = {
         "environment": environment(args.seed),
         "run": str(args.run),
         "settings": settings,
         "games": stats.games,
-        "positions": len(truth),
-        "decided": int(decided.sum()),
-        "mover_wins": float((truth[decided] > 0).mean()),
-        "target_sign_right": float((np.sign(targets[decided]) == truth[decided]).mean()),
+        **counts,
+        "mover_wins": float((truth[truth != 0] > 0).mean()),
         "nets": {},
     }
     for name, path in nets.items():
         model = load(path, game="connect4").eval()
         result["nets"][name] = {
             "path": path,
-            "self_play_sign_right": signs_right(model, planes[decided], truth[decided]),
+            "self_play_sign_right": value_signs_right(model, planes, truth),
             "test_sign_right": score_on_solved(model)["sign_accuracy"],
         }
     if args.queue and (args.run / "checkpoint.pt").is_file():  # what the run's net learnt on: it has seen these
         queue = torch.load(args.run / "checkpoint.pt", map_location="cpu", weights_only=False)["queue"]
-        rows = np.sort(
-            np.random.default_rng(args.seed).choice(
-                int(queue["size"]), min(args.queue, int(queue["size"])), replace=False
-            )
-        )
-        planes, targets = queue["planes"][rows].numpy(), queue["value"][rows].numpy()
-        truth = solved_signs(planes, "solving the queue")
-        decided = truth != 0
-        result["queue"] = {
-            "positions": len(rows),
-            "decided": int(decided.sum()),
-            "target_sign_right": float((np.sign(targets[decided]) == truth[decided]).mean()),
-            "run_sign_right": signs_right(load(nets["run"], game="connect4").eval(), planes[decided], truth[decided]),
-        }
+        size = int(queue["size"])
+        rows = np.sort(np.random.default_rng(args.seed).choice(size, min(args.queue, size), replace=False))
+        planes = queue["planes"][rows].numpy()
+        truth, result["queue"] = judged(planes, queue["value"][rows].numpy(), "solving the queue")
+        result["queue"]["run_sign_right"] = value_signs_right(load(nets["run"], game="connect4").eval(), planes, truth)
     out = args.out or Path("experiments/results/value_ceiling") / f"targets-{args.run.name}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1))

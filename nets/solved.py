@@ -40,6 +40,15 @@ def random_position(game, rng: np.random.Generator, low: int = 8, high: int = 30
     return None if state.is_terminal() else state
 
 
+def value_signs_right(model, planes: np.ndarray, truth: np.ndarray) -> float:
+    """How often `model`'s value has the sign `truth` (+1 won, -1 lost, per position) on the positions not drawn
+    (truth 0), encoded as `planes`."""
+    decided = truth != 0
+    with torch.inference_mode():
+        _, v = model(torch.from_numpy(planes[decided]).float())
+    return float((np.sign(v.numpy()) == truth[decided]).mean())
+
+
 def load_solved() -> list[SolvedPosition]:
     """The shipped test set."""
     text = resources.files("nets").joinpath("data/connect4_solved.csv").read_text()
