@@ -73,7 +73,14 @@ TABLE_A1["ttcc4_2p"] = TABLE_A1["othello6"]
 
 
 # settings added after run folders existed, with the value a folder without them ran with
-ADDED_LATER = {"cap_fast": 0, "cap_share": 0.25, "random_plies": 0, "value_mix": 0.0, "reuse": 0.0}
+ADDED_LATER = {
+    "cap_fast": 0,
+    "cap_share": 0.25,
+    "random_plies": 0,
+    "opening_share": 0.0,
+    "value_mix": 0.0,
+    "reuse": 0.0,
+}
 
 
 @dataclass(frozen=True)
@@ -97,6 +104,7 @@ class TrainConfig:
     cap_fast: int = 0  # playout cap randomization (nets.selfplay): a fast search's simulations, 0: off (the paper)
     cap_share: float = 0.25  # with it, the share of moves that are full searches, the only ones recorded
     random_plies: int = 0  # random openings (nets.selfplay): the most random moves a game opens with, 0: none
+    opening_share: float = 0.0  # with them, the share of the opening's positions searched and recorded, 0: none
     value_mix: float = 0.0  # the search's share of a value target (nets.selfplay), 0: the game's result (the paper)
     chunk: int | None = None  # self-play's forwards in fixed chunks of rows (a run spread over a cluster), else whole
     queue: int = 20000  # N_queue
@@ -136,7 +144,7 @@ class TrainConfig:
             raise ValueError(f"simulations must be at least 2 (the first expands the root), got {self.simulations}")
         if self.batch < 2:
             raise ValueError("batch must be at least 2 (batch norm needs two positions)")
-        for name in ("eps", "noise", "momentum", "value_mix"):
+        for name in ("eps", "noise", "momentum", "value_mix", "opening_share"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must lie in [0, 1], got {getattr(self, name)}")
         for name in ("tau", "lr", "alpha", "c_puct"):
@@ -160,11 +168,14 @@ class TrainConfig:
             raise ValueError(f"reuse must be 0 (off) or positive, and is given instead of epochs, got {self.reuse}")
         if not self.cap_fast and self.cap_share != ADDED_LATER["cap_share"]:
             raise ValueError("cap_share applies only with cap_fast (the playout cap): give both, or neither")
+        if self.opening_share and not self.random_plies:
+            raise ValueError("opening_share applies only with random_plies (random openings): give both, or neither")
 
     def play_settings(self) -> dict:
         """What `nets.selfplay.self_play` takes of these settings (all but the seed)."""
         names = ("games", "simulations", "c_puct", "t_opening", "tau", "eps", "noise", "alpha", "leaves")
-        return {k: getattr(self, k) for k in names + ("cap_fast", "cap_share", "random_plies", "value_mix")}
+        added = ("cap_fast", "cap_share", "random_plies", "opening_share", "value_mix")
+        return {k: getattr(self, k) for k in names + added}
 
     def net_overrides(self) -> dict:
         return {k: v for k, v in (("filters", self.filters), ("blocks", self.blocks)) if v is not None}

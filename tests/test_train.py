@@ -172,6 +172,38 @@ def test_random_openings_play_unrecorded_random_moves_drawn_apart():
         self_play(C4, UniformEvaluator("zero"), random_plies=-1, **settings)
 
 
+def test_searched_openings_record_their_positions_with_the_searchs_value_and_play_the_same_moves():
+    """opening_share s searches and records each of the opening's positions with probability s, its value target
+    the search's root value whatever value_mix says (the game's result follows random moves), and the opening's
+    moves stay those of a run without it: at s = 1 a game records every position from the empty board, the k of its
+    opening first, then the position the unsearched run starts from; at s = 1/2 about half of the k."""
+    settings = dict(games=30, simulations=8, seed=5, random_plies=10)
+    ev = UniformEvaluator("playout", seed=1)  # informative root values
+    starts = [planes[0] for planes, *_ in _games(self_play(C4, ev, **settings)[0])]
+    opening = [int(p[:2].sum()) for p in starts]  # k: the discs on the board where play starts
+    assert len(starts) == 30 and len(set(opening)) >= 6
+    every = {m: _games(self_play(C4, ev, opening_share=1.0, value_mix=m, **settings)[0]) for m in (0.0, 1.0)}
+    for i, (planes, policy, value, first) in enumerate(every[0.0]):
+        k = opening[i]
+        assert first == 0 and planes[: k + 1, :2].sum(axis=(1, 2, 3)).tolist() == list(range(k + 1))
+        np.testing.assert_array_equal(planes[k], starts[i])  # the same random moves led there
+        np.testing.assert_allclose(policy.sum(axis=1), 1.0, atol=1e-6)
+        q = every[1.0][i][2]
+        np.testing.assert_array_equal(value[:k], q[:k])  # the opening's targets: the search's value at either mix
+        assert set(np.unique(value[k:])) <= {-1.0, 0.0, 1.0}  # play's: the game's result at mix 0
+    searched = np.concatenate([v[: opening[i]] for i, (_, _, v, _) in enumerate(every[0.0])])
+    assert len(searched) > 60 and (np.abs(searched) < 1).mean() > 0.8  # values of a search, not results
+    half = [self_play(C4, ev, opening_share=0.5, indices=[i], **settings)[0].planes for i in range(30)]  # by game
+    recorded = [int((planes[:, :2].sum(axis=(1, 2, 3)) < k).sum()) for planes, k in zip(half, opening)]
+    assert 0.35 < sum(recorded) / sum(opening) < 0.65
+    for planes, n, start in zip(half, recorded, starts):  # play starts where the unsearched run's does
+        np.testing.assert_array_equal(planes[n], start)
+    with pytest.raises(ValueError, match="opening_share"):
+        self_play(C4, ev, opening_share=1.5, **settings)
+    with pytest.raises(ValueError, match="opening_share applies only with random_plies"):
+        TrainConfig(game="connect4", opening_share=0.5).check()
+
+
 def test_an_iterations_games_split_by_index_and_joined_are_the_games_played_at_once():
     """Each game's streams come from its index, not its row: shares [0, 1], [2] and [3, 4] played apart (by
     self_play or by play_share, as a cluster's worker does) and joined equal the five games played together with

@@ -1,7 +1,9 @@
-"""What produced a number: seed, commit, package versions, machine and device, recorded beside it."""
+"""What produced a number: seed, commit, package versions, machine and device, and the shipped nets, recorded beside
+it."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import platform
 import subprocess
@@ -47,8 +49,16 @@ def device() -> str:
     return cpu
 
 
+def net_digests() -> dict[str, str]:
+    """Each shipped net's name and its file's SHA-256 (12 hex digits): which file `az:net=NAME` (or `az` alone) played,
+    since a name outlives the file it names when a better net ships."""
+    from nets.shipped import shipped_nets
+
+    return {name: hashlib.sha256(path.read_bytes()).hexdigest()[:12] for name, path in shipped_nets().items()}
+
+
 def environment(seed: int) -> dict:
-    """Seed, commit, versions, machine and device: everything needed to reproduce a figure."""
+    """Seed, commit, versions, machine and device, shipped nets: everything needed to reproduce a figure."""
     versions = {}
     for package in PACKAGES:
         try:
@@ -62,5 +72,6 @@ def environment(seed: int) -> dict:
         "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
         "device": device(),
         "versions": versions,
+        "nets": net_digests(),
         "date": time.strftime("%Y-%m-%d %H:%M:%S"),
     }

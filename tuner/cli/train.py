@@ -42,7 +42,15 @@ _SETTINGS = {
         "random_plies",
         int,
         "random openings: each game first plays up to this many uniformly random moves (the number drawn "
-        "uniformly), unsearched and unrecorded, so the net also learns positions of weak play (0: off, as the paper)",
+        "uniformly), unsearched and unrecorded unless --opening-share, so the net also learns positions of weak "
+        "play (0: off, as the paper)",
+    ),
+    "--opening-share": (
+        "opening_share",
+        float,
+        "with --random-plies, the share of the random openings' positions that are also searched in full and "
+        "recorded, their value target the search's value, so the value head learns weak play's positions from its "
+        "own search (0: none)",
     ),
     "--value-mix": (
         "value_mix",
