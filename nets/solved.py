@@ -7,7 +7,9 @@ net needs no solver: one forward over the positions gives
 - draws: on drawn positions, how often |v| < 0.5;
 - top move keeps the value: how often the policy's most likely legal move keeps the position's
   win, draw or loss, counted where some legal move would not (elsewhere every move does);
-- top move is best: how often it is a move of the best score (the fastest win or slowest loss).
+- top move is best: how often it is a move of the best score (the fastest win or slowest loss);
+and, with a search's budget, how often the root value of a PUCT search over the net has the true sign (what searched
+openings teach the head, nets.selfplay).
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ import torch
 
 import games
 from nets.evaluator import NetEvaluator
+from nets.train import TABLE_A1
+from search.puct import PUCT, Request
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,26 @@ def value_signs_right(model, planes: np.ndarray, truth: np.ndarray) -> float:
     with torch.inference_mode():
         _, v = model(torch.from_numpy(planes[decided]).float())
     return float((np.sign(v.numpy()) == truth[decided]).mean())
+
+
+def search_signs_right(model, simulations: int, positions: list[SolvedPosition] | None = None, *, seed: int = 0):
+    """How often the root value of a PUCT search of `simulations` over `model`, as self-play searches (Table A1's
+    C_puct and eps), has the true sign on the decided ones of `positions` (the shipped set by default)."""
+    positions = load_solved() if positions is None else positions
+    decided = [p for p in positions if p.value != 0]
+    game, settings = games.load("connect4"), TABLE_A1["connect4"]
+    evaluator = NetEvaluator(model, game="connect4")
+    puct = PUCT(game, evaluator, games=len(decided), c_puct=settings["c_puct"], root_eps=settings["eps"])
+    requests = []
+    for row, p in enumerate(decided):
+        puct.reset(row, seed=seed + row)
+        state = game.new_initial_state()
+        for ch in p.moves:
+            state.apply_action(int(ch))
+        requests.append(Request(row, state, simulations))
+    with torch.inference_mode():
+        scores = [r.score() for r in puct.search(requests)]
+    return float(np.mean([(s - 0.5) * p.value > 0 for s, p in zip(scores, decided)]))
 
 
 def load_solved() -> list[SolvedPosition]:

@@ -30,6 +30,7 @@ def test_demo_plays_a_whole_game_and_repeats_from_its_seed(capsys):
         (["arena", "chinesecheckers3", "sp", "random"], "give a multiple of 6 games, not 20"),
         (["demo", "--agent", "mcts:c=x"], "bad value 'x' for 'c'"),
         (["train", "connect4", "--out", "unused", "--iterations", "0"], "error: --iterations must be at least 1"),
+        (["net", "solved", "connect4", "--search", "1"], "error: --search needs at least 2 simulations"),
     ],
 )
 @pytest.mark.slow

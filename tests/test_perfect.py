@@ -141,6 +141,32 @@ def test_the_shipped_solved_set_matches_the_solver_and_scores_a_net():
     assert report["top_move_is_best"] == pytest.approx(np.mean([t in p.best for t, p in zip(tops, sample)]))
 
 
+def test_a_search_over_the_net_signs_the_immediate_wins_its_head_gets_wrong():
+    """A net whose head values every position lost for the mover: on the solved set's positions where the mover wins
+    at once, a 200-simulation search over it finds the win, so its root value has the true sign on each (read from
+    the mover's view), where the head's sign is wrong on each."""
+    from nets.solved import load_solved, score_on_solved, search_signs_right
+
+    def wins_at_once(p):
+        state = _replayed(p.moves)
+        for a in state.legal_actions():
+            after = state.clone()
+            after.apply_action(a)
+            if after.is_terminal() and after.returns()[state.current_player()] > 0:
+                return True
+        return False
+
+    sample = [p for p in load_solved() if wins_at_once(p)][:40]
+    assert len(sample) == 40
+    torch.manual_seed(0)
+    net = nets.build("connect4", filters=8, blocks=1)
+    with torch.no_grad():
+        net.value_fc2.weight.zero_()
+        net.value_fc2.bias.fill_(-5.0)
+    assert score_on_solved(net, sample)["sign_accuracy"] == 0.0
+    assert search_signs_right(net, 200, sample) == 1.0
+
+
 def _replayed(moves: str):
     state = C4.new_initial_state()
     for ch in moves:

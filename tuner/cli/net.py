@@ -54,14 +54,18 @@ def _info(args) -> int:
 def _solved(args) -> int:
     import nets
     from nets.shipped import resolve_net
-    from nets.solved import score_on_solved
+    from nets.solved import score_on_solved, search_signs_right
     from tuner.cli.common import CommandError
 
+    if args.search is not None and args.search < 2:
+        raise CommandError(f"--search needs at least 2 simulations (the first expands the root), got {args.search}")
     try:
         model = nets.load(resolve_net(args.net, games.load("connect4")), game="connect4")
     except ValueError as e:
         raise CommandError(str(e)) from None
     r = score_on_solved(model)
+    if args.search:
+        r["search_simulations"], r["search_sign_accuracy"] = args.search, search_signs_right(model, args.search)
     if args.json:
         print(json.dumps(r))
         return 0
@@ -73,6 +77,8 @@ def _solved(args) -> int:
         "where some move would not)"
     )
     print(f"  top policy move is a best-scored move     {r['top_move_is_best']:.3f}")
+    if args.search:
+        print(f"  root value sign right, search of {args.search:<5}   {r['search_sign_accuracy']:.3f}")
     return 0
 
 
@@ -121,4 +127,11 @@ def add_commands(sub) -> None:
     )
     solved.add_argument("net", metavar="NET", help="a checkpoint's path or a shipped net's name")
     solved.add_argument("--json", action="store_true", help="print the scores as one JSON object")
+    solved.add_argument(
+        "--search",
+        type=int,
+        metavar="N",
+        help="also how often the root value of a PUCT search of N simulations over the net (as self-play searches: "
+        "C_puct 1.25, eps 0.2) has the true sign on the decided positions",
+    )
     solved.set_defaults(run=_solved)
