@@ -20,15 +20,17 @@ searches'. And the games move in lock-step, so a move waits for the largest sear
 (docs/guides/alphazero.md gives the measured gain).
 
 Random openings (ours; off unless `random_plies` is set): game i first plays k uniformly random moves, k uniform in 0
-.. random_plies, none of them searched or recorded (T_opening counts them), and a move that would end the game ends the
-opening instead. Self-play alone visits the positions its own play reaches; AlphaDDA reads the value head in games
-against weak opponents, whose positions lie elsewhere (the solved set's random positions, `sparring net solved`). The
-openings draw from a stream of their own, so `random_plies` 0 plays the games of a run without it.
+.. random_plies, none of them searched or recorded unless searched openings are on (below; T_opening counts them), and
+a move that would end the game ends the opening instead (play goes on from the position before it). Self-play alone
+visits the positions its own play reaches; AlphaDDA reads the value head in games against weak opponents, whose
+positions lie elsewhere (the solved set's random positions, `sparring net solved`). The openings draw from a stream of
+their own, so `random_plies` 0 plays the games of a run without it.
 
 Searched openings (ours; off unless `opening_share` s is set): each of the opening's positions is, with probability
 s, also searched in full and recorded, its value target the search's value q alone (the game's result follows the
 opening's random moves, not play); the random move is played all the same, so the openings are those of a run without
-it. The search reads such positions far better than the head does (the shipped Connect4 net's 200-simulation root
+it. The position whose random move would end the game is where play starts: the cap and the value mix apply there.
+The search reads such positions far better than the head does (the shipped Connect4 net's 200-simulation root
 value has the solver's sign on 0.90 of the solved set's random positions, its head on 0.69): the head learns them
 from its own search.
 
@@ -65,7 +67,7 @@ class Examples:
 
     planes: np.ndarray  # uint8 [N, 3, H, W]: State.encode() (0/1, stored small)
     policy: np.ndarray  # float32 [N, A]: the search's visit distribution at the root, 0 on illegal moves
-    value: np.ndarray  # float32 [N]: the game's result for the player to move: +1, 0 or -1
+    value: np.ndarray  # float32 [N]: the game's result for the player to move (+1, 0, -1), or the search's mixed in
 
     def __len__(self) -> int:
         return len(self.value)
@@ -75,7 +77,7 @@ class Examples:
 class SelfPlayStats:
     games: int
     positions: int  # recorded, before augmentation
-    moves: int  # played (the positions recorded and, with a playout cap, the fast moves)
+    moves: int  # searched: the positions recorded and, with a playout cap, the fast moves (not unsearched openings)
     first_wins: int
     draws: int
     simulations: int
@@ -164,11 +166,18 @@ def self_play(
     planes, policy, movers, searched, opened = ([[] for _ in range(rows)] for _ in range(5))
     active, sims, moves = list(range(rows)), 0, 0
     while active:
+        nexts = {}  # the games whose opening position is searched and recorded now: the random move played after
         for i in active:  # the opening's moves that are not recorded need no search
-            while left[i] and not uniform(records[i]) < opening_share:
+            while left[i]:
                 after = random_move(states[i], openings[i])
-                states[i], left[i] = (states[i], 0) if after is None else (after, left[i] - 1)
-        full = {i: left[i] > 0 or cap_fast == 0 or uniform(caps[i]) < cap_share for i in active}
+                if after is None:  # it would end the game: the opening ends, and play goes on from here
+                    left[i] = 0
+                elif uniform(records[i]) < opening_share:
+                    nexts[i] = after
+                    break
+                else:
+                    states[i], left[i] = after, left[i] - 1
+        full = {i: i in nexts or cap_fast == 0 or uniform(caps[i]) < cap_share for i in active}
         results = puct.search([Request(i, states[i], simulations if full[i] else cap_fast) for i in active])
         for i, r in zip(active, results):
             state = states[i]
@@ -180,14 +189,12 @@ def self_play(
                 movers[i].append(state.current_player())
                 score = r.score()  # None only if no child was visited: the game's result then stands alone
                 searched[i].append(np.nan if score is None else 2.0 * score - 1.0)  # for the player to move
-                opened[i].append(left[i] > 0)
+                opened[i].append(i in nexts)
             sims += r.simulations
             moves += 1
-            after = random_move(state, openings[i]) if left[i] else None
-            if after is not None:
-                states[i], left[i] = after, left[i] - 1
+            if i in nexts:
+                states[i], left[i] = nexts[i], left[i] - 1
                 continue
-            left[i] = 0  # the opening's move would have ended the game: play goes on from here
             if len(state.history()) < t_opening:  # the game's plies, the opening's counted
                 action = choose_by_temperature(r.actions, r.visits, tau, rngs[i])
             else:

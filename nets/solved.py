@@ -53,13 +53,17 @@ def value_signs_right(model, planes: np.ndarray, truth: np.ndarray) -> float:
     return float((np.sign(v.numpy()) == truth[decided]).mean())
 
 
-def search_signs_right(model, simulations: int, positions: list[SolvedPosition] | None = None, *, seed: int = 0):
+def search_signs_right(
+    model, simulations: int, positions: list[SolvedPosition] | None = None, *, seed: int = 0, device: str = "cpu"
+) -> float:
     """How often the root value of a PUCT search of `simulations` over `model`, as self-play searches (Table A1's
     C_puct and eps), has the true sign on the decided ones of `positions` (the shipped set by default)."""
+    if simulations < 2:
+        raise ValueError(f"a search needs at least 2 simulations (the first expands the root), got {simulations}")
     positions = load_solved() if positions is None else positions
     decided = [p for p in positions if p.value != 0]
     game, settings = games.load("connect4"), TABLE_A1["connect4"]
-    evaluator = NetEvaluator(model, game="connect4")
+    evaluator = NetEvaluator(model, game="connect4", device=device)
     puct = PUCT(game, evaluator, games=len(decided), c_puct=settings["c_puct"], root_eps=settings["eps"])
     requests = []
     for row, p in enumerate(decided):

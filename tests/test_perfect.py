@@ -1,5 +1,7 @@
 """The bitbully solver against our Connect4 rules and known truths, the `perfect` agent, the solved test set."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 import torch
@@ -144,7 +146,8 @@ def test_the_shipped_solved_set_matches_the_solver_and_scores_a_net():
 def test_a_search_over_the_net_signs_the_immediate_wins_its_head_gets_wrong():
     """A net whose head values every position lost for the mover: on the solved set's positions where the mover wins
     at once, a 200-simulation search over it finds the win, so its root value has the true sign on each (read from
-    the mover's view), where the head's sign is wrong on each."""
+    the mover's view), where the head's sign is wrong on each; told those positions are lost, the search is wrong on
+    each."""
     from nets.solved import load_solved, score_on_solved, search_signs_right
 
     def wins_at_once(p):
@@ -165,6 +168,8 @@ def test_a_search_over_the_net_signs_the_immediate_wins_its_head_gets_wrong():
         net.value_fc2.bias.fill_(-5.0)
     assert score_on_solved(net, sample)["sign_accuracy"] == 0.0
     assert search_signs_right(net, 200, sample) == 1.0
+    flipped = [dataclasses.replace(p, value=-p.value) for p in sample]  # the truth read, not assumed a win
+    assert search_signs_right(net, 200, flipped) == 0.0
 
 
 def _replayed(moves: str):

@@ -198,6 +198,27 @@ def test_searched_openings_record_their_positions_with_the_searchs_value_and_pla
     assert 0.35 < sum(recorded) / sum(opening) < 0.65
     for planes, n, start in zip(half, recorded, starts):  # play starts where the unsearched run's does
         np.testing.assert_array_equal(planes[n], start)
+    # an opening cut short by a move that would end the game: the position before it is where play starts, with the
+    # game's result as its target at mix 0 (with up to 200 random plies every opening is cut short)
+    long = dict(settings, random_plies=200)
+    cut = [planes[0] for planes, *_ in _games(self_play(C4, ev, **long)[0])]
+    for (planes, _, value, _), start in zip(_games(self_play(C4, ev, opening_share=1.0, **long)[0]), cut):
+        k = int(start[:2].sum())
+        np.testing.assert_array_equal(planes[k], start)
+        assert value[k] in (-1.0, 0.0, 1.0) and (np.abs(value[:k]) < 1).mean() > 0.5
+    # beside a playout cap the opening's positions are full searches and draw nothing from the cap's stream: with
+    # no play move drawn full, the opening's positions are all that is recorded, and the play moves are fast ones
+    capped = dict(settings, cap_fast=2, cap_share=1e-9)
+    only, only_stats = self_play(C4, ev, opening_share=1.0, **capped)
+    assert only_stats.positions == len(only) == sum(opening)
+    assert only_stats.simulations == 8 * only_stats.positions + 2 * (only_stats.moves - only_stats.positions)
+    # game i's openings and their searches follow i, not its row: shares played apart and joined are the games together
+    mixed = dict(settings, cap_fast=2, cap_share=0.5, value_mix=0.5, opening_share=0.5)
+    together, together_stats = self_play(C4, ev, indices=list(range(6)), **mixed)
+    joined, joined_stats = join([self_play(C4, ev, indices=s, **mixed) for s in ([0, 1, 2], [3], [4, 5])])
+    assert joined_stats == together_stats
+    for field in ("planes", "policy", "value"):
+        np.testing.assert_array_equal(getattr(joined, field), getattr(together, field))
     with pytest.raises(ValueError, match="opening_share"):
         self_play(C4, ev, opening_share=1.5, **settings)
     with pytest.raises(ValueError, match="opening_share applies only with random_plies"):
