@@ -34,7 +34,7 @@ from games.rng import derive_seeds
 from nets.checkpoint import save, write_atomically
 from nets.model import build
 from nets.selfplay import Examples, augment
-from nets.solved import load_solved, random_position, score_on_solved, value_signs_right
+from nets.solved import load_solved, random_position, replayed, score_on_solved, value_signs_right
 from nets.train import learn
 from search.perfect import move_scores
 
@@ -49,10 +49,7 @@ def _test_boards(game) -> set[bytes]:
     """The test set's boards and their mirrors: a training position equal to one of them is left out."""
     keys = set()
     for p in load_solved():
-        state = game.new_initial_state()
-        for ch in p.moves:
-            state.apply_action(int(ch))
-        for planes, _ in state.symmetries(np.zeros(game.num_distinct_actions(), dtype=np.float32)):
+        for planes, _ in replayed(game, p.moves).symmetries(np.zeros(game.num_distinct_actions(), dtype=np.float32)):
             keys.add(_board_key(planes))
     return keys
 

@@ -156,12 +156,8 @@ def self_play(
     caps = [make_rng(cap_seeds[i]) for i in indices]
     openings = [make_rng(opening_seeds[i]) for i in indices]
     records = [make_rng(record_seeds[i]) for i in indices]
-    if opening_share:  # the openings are played in the loop below, so that their positions can be searched
-        states = [game.new_initial_state() for _ in indices]
-        left = [randint(rng, random_plies + 1) for rng in openings]  # random moves still to play
-    else:
-        states = [random_opening(game, random_plies, rng) for rng in openings]
-        left = [0] * rows
+    states = [game.new_initial_state() for _ in indices]
+    left = [randint(rng, random_plies + 1) for rng in openings]  # the opening's random moves still to play
     a = game.num_distinct_actions()
     planes, policy, movers, searched, opened = ([[] for _ in range(rows)] for _ in range(5))
     active, sims, moves = list(range(rows)), 0, 0
@@ -217,18 +213,6 @@ def self_play(
         np.concatenate(values),
     )
     return examples, SelfPlayStats(rows, len(examples), moves, int(first_wins), int(draws), sims)
-
-
-def random_opening(game, most: int, rng):
-    """A start position after k uniformly random moves, k uniform in 0 .. most; a move that would end the game
-    ends the opening instead (the game then starts from the position before it)."""
-    state = game.new_initial_state()
-    for _ in range(randint(rng, most + 1)):
-        after = random_move(state, rng)
-        if after is None:
-            break
-        state = after
-    return state
 
 
 def random_move(state, rng):

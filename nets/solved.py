@@ -68,13 +68,18 @@ def search_signs_right(
     requests = []
     for row, p in enumerate(decided):
         puct.reset(row, seed=seed + row)
-        state = game.new_initial_state()
-        for ch in p.moves:
-            state.apply_action(int(ch))
-        requests.append(Request(row, state, simulations))
+        requests.append(Request(row, replayed(game, p.moves), simulations))
     with torch.inference_mode():
         scores = [r.score() for r in puct.search(requests)]
     return float(np.mean([(s - 0.5) * p.value > 0 for s, p in zip(scores, decided)]))
+
+
+def replayed(game, moves: str):
+    """The position after the columns `moves` from the empty board."""
+    state = game.new_initial_state()
+    for ch in moves:
+        state.apply_action(int(ch))
+    return state
 
 
 def load_solved() -> list[SolvedPosition]:
@@ -92,9 +97,7 @@ def score_on_solved(model, positions: list[SolvedPosition] | None = None, *, dev
     batch = evaluator.new_batch(game, len(positions))
     legal = []
     for row, p in enumerate(positions):
-        state = game.new_initial_state()
-        for ch in p.moves:
-            state.apply_action(int(ch))
+        state = replayed(game, p.moves)
         batch.put(row, state)
         legal.append(len(state.legal_actions()))
     with torch.inference_mode():
