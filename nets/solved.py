@@ -9,7 +9,8 @@ net needs no solver: one forward over the positions gives
   win, draw or loss, counted where some legal move would not (elsewhere every move does);
 - top move is best: how often it is a move of the best score (the fastest win or slowest loss);
 and, with a search's budget, how often the root value of a PUCT search over the net has the true sign (what searched
-openings teach the head, nets.selfplay).
+openings teach the head, nets.selfplay). Both signs are also given by band of plies (`PLY_BANDS`): a net trained on
+openings of up to k random plies may read the positions past k far worse.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ import games
 from nets.evaluator import NetEvaluator
 from nets.train import TABLE_A1
 from search.puct import PUCT, Request
+
+PLY_BANDS = ((8, 13), (14, 19), (20, 25), (26, 30))  # the test set's plies in four bands
 
 
 @dataclass(frozen=True)
@@ -53,11 +56,12 @@ def value_signs_right(model, planes: np.ndarray, truth: np.ndarray) -> float:
     return float((np.sign(v.numpy()) == truth[decided]).mean())
 
 
-def search_signs_right(
+def score_search_on_solved(
     model, simulations: int, positions: list[SolvedPosition] | None = None, *, seed: int = 0, device: str = "cpu"
-) -> float:
+) -> dict:
     """How often the root value of a PUCT search of `simulations` over `model`, as self-play searches (Table A1's
-    C_puct and eps), has the true sign on the decided ones of `positions` (the shipped set by default)."""
+    C_puct and eps), has the true sign on the decided ones of `positions` (the shipped set by default), overall and
+    by band of plies."""
     if simulations < 2:
         raise ValueError(f"a search needs at least 2 simulations (the first expands the root), got {simulations}")
     positions = load_solved() if positions is None else positions
@@ -70,8 +74,20 @@ def search_signs_right(
         puct.reset(row, seed=seed + row)
         requests.append(Request(row, replayed(game, p.moves), simulations))
     with torch.inference_mode():
-        scores = [r.score() for r in puct.search(requests)]
-    return float(np.mean([(s - 0.5) * p.value > 0 for s, p in zip(scores, decided)]))
+        scores = np.array([r.score() for r in puct.search(requests)])
+    right = (scores - 0.5) * np.array([p.value for p in decided]) > 0
+    return {
+        "search_simulations": simulations,
+        "search_sign_accuracy": float(right.mean()),
+        "search_sign_by_plies": by_plies(right, decided),
+    }
+
+
+def by_plies(right: np.ndarray, positions: list[SolvedPosition]) -> dict[str, float]:
+    """The share of `right` (one flag per position) in each of `PLY_BANDS` that holds some of `positions`."""
+    plies = np.array([len(p.moves) for p in positions])
+    bands = {f"{low}-{high}": (plies >= low) & (plies <= high) for low, high in PLY_BANDS}
+    return {name: float(right[band].mean()) for name, band in bands.items() if band.any()}
 
 
 def replayed(game, moves: str):
@@ -112,6 +128,7 @@ def score_on_solved(model, positions: list[SolvedPosition] | None = None, *, dev
     return {
         "positions": len(positions),
         "sign_accuracy": float((np.sign(values[decided]) == truth[decided]).mean()),
+        "sign_by_plies": by_plies(np.sign(values[decided]) == truth[decided], [p for p in positions if p.value]),
         "decided": int(decided.sum()),
         "draws_near_zero": float((np.abs(values[~decided]) < 0.5).mean()) if (~decided).any() else float("nan"),
         "draws": int((~decided).sum()),

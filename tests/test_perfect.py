@@ -129,6 +129,9 @@ def test_the_shipped_solved_set_matches_the_solver_and_scores_a_net():
         sum(p.value == 0 for p in sample),
     )
     assert report["sign_accuracy"] == pytest.approx(won / (won + lost)) and report["draws_near_zero"] == 0.0
+    for band, (low, high) in zip(["8-13", "14-19", "20-25", "26-30"], [(8, 13), (14, 19), (20, 25), (26, 30)]):
+        values = [np.sign(p.value) for p in sample if low <= len(p.moves) <= high and p.value]
+        assert report["sign_by_plies"][band] == pytest.approx(values.count(1) / len(values))  # it says "won"
     assert (report["decided"], report["draws"]) == (won + lost, drawn)
     tops, nontrivial = [], []
     for p in sample:
@@ -148,7 +151,7 @@ def test_a_search_over_the_net_signs_the_immediate_wins_its_head_gets_wrong():
     at once, a 200-simulation search over it finds the win, so its root value has the true sign on each (read from
     the mover's view), where the head's sign is wrong on each; told those positions are lost, the search is wrong on
     each."""
-    from nets.solved import load_solved, score_on_solved, search_signs_right
+    from nets.solved import load_solved, score_on_solved, score_search_on_solved
 
     def wins_at_once(p):
         state = _replayed(p.moves)
@@ -167,9 +170,14 @@ def test_a_search_over_the_net_signs_the_immediate_wins_its_head_gets_wrong():
         net.value_fc2.weight.zero_()
         net.value_fc2.bias.fill_(-5.0)
     assert score_on_solved(net, sample)["sign_accuracy"] == 0.0
-    assert search_signs_right(net, 200, sample) == 1.0
+    report = score_search_on_solved(net, 200, sample)
+    plies = {len(p.moves) for p in sample}
+    assert report["search_sign_accuracy"] == 1.0 and report["search_simulations"] == 200
+    assert len(report["search_sign_by_plies"]) >= 3 and set(report["search_sign_by_plies"].values()) == {1.0}
+    assert min(plies) <= 13 and max(plies) >= 20  # the sample spans the bands it is scored in
     flipped = [dataclasses.replace(p, value=-p.value) for p in sample]  # the truth read, not assumed a win
-    assert search_signs_right(net, 200, flipped) == 0.0
+    report = score_search_on_solved(net, 200, flipped)
+    assert report["search_sign_accuracy"] == 0.0 and set(report["search_sign_by_plies"].values()) == {0.0}
 
 
 def _replayed(moves: str):

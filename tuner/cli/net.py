@@ -54,7 +54,7 @@ def _info(args) -> int:
 def _solved(args) -> int:
     import nets
     from nets.shipped import resolve_net
-    from nets.solved import score_on_solved, search_signs_right
+    from nets.solved import score_on_solved, score_search_on_solved
     from tuner.cli.common import CommandError
 
     if args.search is not None and args.search < 2:
@@ -65,12 +65,13 @@ def _solved(args) -> int:
         raise CommandError(str(e)) from None
     r = score_on_solved(model)
     if args.search:
-        r["search_simulations"], r["search_sign_accuracy"] = args.search, search_signs_right(model, args.search)
+        r.update(score_search_on_solved(model, args.search))
     if args.json:
         print(json.dumps(r))
         return 0
     print(f"{args.net} on {r['positions']} solved Connect4 positions (plies 8-30):")
     print(f"  value sign right on won/lost positions   {r['sign_accuracy']:.3f}  ({r['decided']} positions)")
+    print(f"    by plies {_bands(r['sign_by_plies'])}")
     print(f"  |value| < 0.5 on drawn positions          {r['draws_near_zero']:.3f}  ({r['draws']} positions)")
     print(
         f"  top policy move keeps the value           {r['top_move_keeps_value']:.3f}  ({r['nontrivial']} positions "
@@ -79,7 +80,13 @@ def _solved(args) -> int:
     print(f"  top policy move is a best-scored move     {r['top_move_is_best']:.3f}")
     if args.search:
         print(f"  root value sign right, search of {args.search:<5}   {r['search_sign_accuracy']:.3f}")
+        print(f"    by plies {_bands(r['search_sign_by_plies'])}")
     return 0
+
+
+def _bands(shares: dict[str, float]) -> str:
+    """'8-13 0.900, 14-19 0.850, ...'"""
+    return ", ".join(f"{band} {share:.3f}" for band, share in shares.items())
 
 
 def add_commands(sub) -> None:
