@@ -1,5 +1,6 @@
 """Study folders: schema and errors, objectives by hand, reproducibility, resume, crash recovery, workers."""
 
+import hashlib
 import json
 import os
 import re
@@ -140,6 +141,42 @@ def test_a_changed_study_toml_is_refused(tmp_path, make_study):
         run(folder, progress=False)
     (folder / "study.toml").write_text(text.replace("trials = 4", "trials = 2"))  # the budget may change
     assert run(folder, progress=False)["trials"]["complete"] == 2
+
+
+def test_a_study_refuses_more_trials_once_a_net_it_plays_is_another_file(tmp_path, make_study):
+    """study.toml names a net, not its weights: a net file replaced under the same name (as when a better net ships)
+    would mix two nets' trials, so the study records each net's digest and refuses to go on with another."""
+    import torch
+
+    import nets
+
+    def save(path, seed):
+        torch.manual_seed(seed)
+        nets.save(path, nets.build("connect4", filters=4, blocks=1))
+
+    net = tmp_path / "net.pt"
+    save(net, 0)
+    folder = make_study(
+        **{
+            'agent = "mcts:simulations=30,c={C}"': f'agent = "az:net={net},simulations=4,c_puct={{C}}"',
+            "trials = 4": "trials = 1",
+        }
+    )
+    assert run(folder, progress=False)["trials"]["complete"] == 1
+    original = net.read_bytes()
+    _, study = load(folder)
+    assert study.user_attrs["nets"] == {str(net): hashlib.sha256(original).hexdigest()[:12]}
+    save(net, 1)  # another net under the same path
+    with pytest.raises(
+        StudyError, match=rf"started with the net '{re.escape(str(net))}' at digest \w{{12}}, now \w{{12}}"
+    ):
+        run(folder, trials=2, progress=False)
+    net.write_bytes(original)
+    assert run(folder, trials=2, progress=False)["trials"]["complete"] == 2
+    # a study from before nets were recorded records them when it next runs; one without a net records none
+    plain = make_study("plain")
+    run(plain, trials=1, progress=False)
+    assert load(plain)[1].user_attrs["nets"] == {}
 
 
 def test_a_run_started_beside_the_one_that_creates_the_study_joins_it(make_study):

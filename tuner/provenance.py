@@ -50,11 +50,16 @@ def device() -> str:
 
 
 def net_digests() -> dict[str, str]:
-    """Each shipped net's name and its file's SHA-256 (12 hex digits): which file `az:net=NAME` (or `az` alone) played,
-    since a name outlives the file it names when a better net ships."""
+    """Each shipped net's name and its file's digest: which file `az:net=NAME` (or `az` alone) played, since a name
+    outlives the file it names when a better net ships."""
     from nets.shipped import shipped_nets
 
-    return {name: hashlib.sha256(path.read_bytes()).hexdigest()[:12] for name, path in shipped_nets().items()}
+    return {name: file_digest(path) for name, path in shipped_nets().items()}
+
+
+def file_digest(path) -> str:
+    """A file's SHA-256, 12 hex digits: enough to tell two networks apart."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:12]
 
 
 def environment(seed: int) -> dict:

@@ -26,7 +26,16 @@ from tuner.study import validate
 from tuner.study.recommend import recommendation
 from tuner.study.sampling import distributions, make_sampler, suggest
 from tuner.study.spec import StudyError, StudySpec, trial_games
-from tuner.study.storage import IDENTITY_KEYS, JOURNAL, identity, open_storage, recover, redact, worker_id
+from tuner.study.storage import (
+    IDENTITY_KEYS,
+    JOURNAL,
+    check_nets,
+    identity,
+    open_storage,
+    recover,
+    redact,
+    worker_id,
+)
 
 RUNS = "runs.jsonl"
 
@@ -174,6 +183,7 @@ def run(
             "worker, or use optuna-tpe or optuna-cmaes for parallel trials"
         )
     spec, study = load(folder, storage, create=True)
+    check_nets(study, spec, folder)
     if not _work_left(folder, spec, study, target):  # run again when finished: nothing on disk changes
         return {**status(folder, storage), "updated": False}
     record = {
