@@ -177,6 +177,9 @@ def test_a_study_refuses_more_trials_once_a_net_it_plays_is_another_file(tmp_pat
     plain = make_study("plain")
     run(plain, trials=1, progress=False)
     assert load(plain)[1].user_attrs["nets"] == {}
+    journal = (folder / "journal.log").read_bytes()
+    assert not run(folder, trials=2, progress=False)["updated"]  # finished: nothing on disk changes
+    assert (folder / "journal.log").read_bytes() == journal
 
 
 def test_a_run_started_beside_the_one_that_creates_the_study_joins_it(make_study):

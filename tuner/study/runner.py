@@ -183,9 +183,9 @@ def run(
             "worker, or use optuna-tpe or optuna-cmaes for parallel trials"
         )
     spec, study = load(folder, storage, create=True)
-    check_nets(study, spec, folder)
     if not _work_left(folder, spec, study, target):  # run again when finished: nothing on disk changes
         return {**status(folder, storage), "updated": False}
+    check_nets(study, spec, folder)  # only where games will be played
     record = {
         "environment": environment(spec.seed),
         "workers": workers,
