@@ -125,10 +125,11 @@ def score_on_solved(model, positions: list[SolvedPosition] | None = None, *, dev
     some_lose = np.array([len(p.keeps) < n for p, n in zip(positions, legal)])
     keeps = np.array([str(a) in p.keeps for a, p in zip(top, positions)])
     best = np.array([str(a) in p.best for a, p in zip(top, positions)])
+    right = np.sign(values[decided]) == truth[decided]
     return {
         "positions": len(positions),
-        "sign_accuracy": float((np.sign(values[decided]) == truth[decided]).mean()),
-        "sign_by_plies": by_plies(np.sign(values[decided]) == truth[decided], [p for p in positions if p.value]),
+        "sign_accuracy": float(right.mean()),
+        "sign_by_plies": by_plies(right, [p for p in positions if p.value]),
         "decided": int(decided.sum()),
         "draws_near_zero": float((np.abs(values[~decided]) < 0.5).mean()) if (~decided).any() else float("nan"),
         "draws": int((~decided).sum()),

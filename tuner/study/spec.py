@@ -24,7 +24,9 @@ from pathlib import Path
 import numpy as np
 
 import games
+from nets.shipped import NET_FREE, resolve_net
 from tuner.agents import AGENTS, AgentSpec, check_spec, parse_spec
+from tuner.provenance import file_digest
 from tuner.strategies import REGISTRY, Param, Space
 from tuner.study.objective import OBJECTIVES
 
@@ -191,6 +193,19 @@ class StudySpec:
         if any(self.integer):  # only then, so that the problems of earlier studies keep their hashes
             key.append(self.integer)
         return hashlib.sha256(json.dumps(key, default=str).encode()).hexdigest()[:16]
+
+    def nets(self) -> dict[str, str]:
+        """Each network the agent and opponents play with, by the name that picks it (`net=` as written, or the
+        game's name for its default net), with its file's digest: the specs name a net, not its weights, so a better
+        net shipped under the same name would otherwise mix two nets' trials in one study."""
+        game, found = games.load(self.game), {}
+        for text in (self.agent, *self.opponents):
+            parsed = parse_spec(text, placeholders=True)
+            if "net" in parsed.options and "net" not in parsed.placeholders:  # a net per trial is not checked
+                path = resolve_net(parsed.options["net"], game)
+                if path not in NET_FREE:
+                    found[parsed.options["net"] or game.name] = file_digest(path)
+        return found
 
     @property
     def label(self) -> str:

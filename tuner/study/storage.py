@@ -22,10 +22,6 @@ from filelock import FileLock
 from optuna.trial import TrialState
 from sqlalchemy.engine import make_url
 
-import games
-from nets.shipped import NET_FREE, resolve_net
-from tuner.agents import parse_spec
-from tuner.provenance import file_digest
 from tuner.study.spec import StudyError
 
 MAX_RETRIES = 3
@@ -74,24 +70,10 @@ def identity(folder: Path) -> str:
     return hashlib.sha256(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
-def nets_played(spec) -> dict[str, str]:
-    """Each network the study's agent and opponents play with, by the name that picks it (`net=` as written, or the
-    game's name for its default net), with its file's digest: `identity` reads only study.toml, so a better net
-    shipped under the same name would otherwise mix two nets' trials in one study."""
-    game, found = games.load(spec.game), {}
-    for text in (spec.agent, *spec.opponents):
-        parsed = parse_spec(text, placeholders=True)
-        if "net" in parsed.options and "net" not in parsed.placeholders:  # a net per trial is not checked
-            path = resolve_net(parsed.options["net"], game)
-            if path not in NET_FREE:
-                found[parsed.options["net"] or game.name] = file_digest(path)
-    return found
-
-
 def check_nets(study, spec, folder: Path) -> None:
     """Record the networks a study plays with when it has none recorded (a new study, or one from before they were
     kept); refuse, in one line, to add trials when one of them is no longer the file it started with."""
-    now = nets_played(spec)
+    now = spec.nets()
     then = study.user_attrs.get("nets")
     if then is None:
         study.set_user_attr("nets", now)
