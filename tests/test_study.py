@@ -182,6 +182,28 @@ def test_a_study_refuses_more_trials_once_a_net_it_plays_is_another_file(tmp_pat
     assert (folder / "journal.log").read_bytes() == journal
 
 
+def test_a_studys_nets_are_the_files_its_specs_play_az_alone_the_games_shipped_net(tmp_path, make_study, monkeypatch):
+    """`az` with no net= plays the game's shipped net, the case a better shipped net would change unseen: it and
+    `az:net=connect4` name one file under one key, a net-free evaluator is no file, and another net is its own key."""
+    import torch
+
+    import nets
+    from nets import shipped
+
+    files = {}
+    for name, seed in (("connect4", 0), ("other", 1)):
+        torch.manual_seed(seed)
+        files[name] = tmp_path / f"{name}.pt"
+        nets.save(files[name], nets.build("connect4", filters=4, blocks=1))
+    monkeypatch.setattr(shipped, "shipped_nets", lambda: files)
+    alone = {'agent = "mcts:simulations=30,c={C}"': 'agent = "az:simulations=4,c_puct={C}"'}
+    others = {'opponents = ["random"]': 'opponents = ["az:net=connect4", "az:net=uniform", "az:net=other", "random"]'}
+    digest = {name: hashlib.sha256(path.read_bytes()).hexdigest()[:12] for name, path in files.items()}
+    assert digest["connect4"] != digest["other"]
+    assert StudySpec.load(make_study("alone", **alone)).nets() == {"connect4": digest["connect4"]}
+    assert StudySpec.load(make_study("all", **alone, **others)).nets() == digest
+
+
 def test_a_run_started_beside_the_one_that_creates_the_study_joins_it(make_study):
     from tuner.study.runner import load
     from tuner.study.storage import open_storage
