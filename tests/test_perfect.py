@@ -239,11 +239,11 @@ def test_value_targets_judges_a_runs_fresh_self_play_by_the_solver(tmp_path):
         run.step()
     out = tmp_path / "targets.json"
     command = [sys.executable, "-m", "experiments.value_targets", str(tmp_path / "run"), "--games", "3"]
-    proc = subprocess.run([*command, "--nets", "connect4", "--out", str(out)], capture_output=True, text=True)
+    proc = subprocess.run([*command, "--nets", "connect4-v1", "--out", str(out)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-2000:]
     result = json.loads(out.read_text())
     assert result["games"] == 3 and 0 < result["decided"] <= result["positions"]
     assert 0 < result["queue"]["decided"] <= result["queue"]["positions"] == run.queue.size  # all of a small queue
-    assert set(result["nets"]) == {"run", "connect4"} and result["nets"]["connect4"][
+    assert set(result["nets"]) == {"run", "connect4-v1"} and result["nets"]["connect4-v1"][
         "test_sign_right"
     ] == pytest.approx(0.691, abs=5e-4)
