@@ -143,12 +143,13 @@ def test_a_changed_study_toml_is_refused(tmp_path, make_study):
     assert run(folder, progress=False)["trials"]["complete"] == 2
 
 
-def test_a_study_refuses_more_trials_once_a_net_it_plays_is_another_file(tmp_path, make_study):
+def test_a_study_refuses_more_trials_once_a_net_it_plays_is_another_file(tmp_path, make_study, monkeypatch):
     """study.toml names a net, not its weights: a net file replaced under the same name (as when a better net ships)
     would mix two nets' trials, so the study records each net's digest and refuses to go on with another."""
     import torch
 
     import nets
+    from nets import shipped
 
     def save(path, seed):
         torch.manual_seed(seed)
@@ -171,6 +172,12 @@ def test_a_study_refuses_more_trials_once_a_net_it_plays_is_another_file(tmp_pat
         StudyError, match=rf"started with the net '{re.escape(str(net))}' at digest \w{{12}}, now \w{{12}}"
     ):
         run(folder, trials=2, progress=False)
+    old = tmp_path / "shipped" / "net-v1.pt"  # the replaced file shipped under another name: the refusal says which
+    old.parent.mkdir()
+    old.write_bytes(original)
+    monkeypatch.setattr(shipped, "shipped_nets", lambda: {"net-v1": old})
+    with pytest.raises(StudyError, match=r"at digest \w{12} \(that file ships now as 'net-v1'\), now"):
+        run(folder, trials=2, progress=False)
     net.write_bytes(original)
     assert run(folder, trials=2, progress=False)["trials"]["complete"] == 2
     # a study from before nets were recorded records them when it next runs; one without a net records none
@@ -180,6 +187,36 @@ def test_a_study_refuses_more_trials_once_a_net_it_plays_is_another_file(tmp_pat
     journal = (folder / "journal.log").read_bytes()
     assert not run(folder, trials=2, progress=False)["updated"]  # finished: nothing on disk changes
     assert (folder / "journal.log").read_bytes() == journal
+
+
+def test_a_net_replaced_while_a_study_runs_stops_it_before_the_next_batch(tmp_path, make_study, monkeypatch):
+    """A long run outlives a `git pull` that brings a new net under the same name: the workers check the nets
+    before each batch, so the trials after the swap are never played with the other net."""
+    import torch
+
+    import nets
+    from tuner.study import runner
+
+    net = tmp_path / "net.pt"
+    torch.manual_seed(0)
+    nets.save(net, nets.build("connect4", filters=4, blocks=1))
+    folder = make_study(
+        **{
+            'agent = "mcts:simulations=30,c={C}"': f'agent = "az:net={net},simulations=4,c_puct={{C}}"',
+            "trials = 4": "trials = 3\nbatch_trials = 1",
+        }
+    )
+    played = runner.run_trials
+
+    def then_swap(*args, **kwargs):
+        played(*args, **kwargs)
+        torch.manual_seed(1)
+        nets.save(net, nets.build("connect4", filters=4, blocks=1))  # the pull lands after the first batch
+
+    monkeypatch.setattr(runner, "run_trials", then_swap)
+    with pytest.raises(StudyError, match="started with the net"):
+        run(folder, progress=False)
+    assert status(folder)["trials"]["complete"] == 1
 
 
 def test_a_studys_nets_are_the_files_its_specs_play_az_alone_the_games_shipped_net(tmp_path, make_study, monkeypatch):

@@ -151,6 +151,7 @@ def work(
         missing = target - c["complete"] - c["running"]
         if missing <= 0:
             return
+        check_nets(study, spec, folder)  # again before each batch: a net replaced mid-run (a pull) must not mix in
         run_trials(study, spec, dists, target, min(spec.batch_trials, missing), bar)
         _refresh(bar, study, spec)
 

@@ -22,6 +22,7 @@ from filelock import FileLock
 from optuna.trial import TrialState
 from sqlalchemy.engine import make_url
 
+from tuner.provenance import net_digests
 from tuner.study.spec import StudyError
 
 MAX_RETRIES = 3
@@ -80,10 +81,12 @@ def check_nets(study, spec, folder: Path) -> None:
         return
     for name in sorted(set(then) | set(now)):
         if then.get(name) != now.get(name):
+            moved = [shipped for shipped, digest in net_digests().items() if digest == then.get(name)]
+            where = f" (that file ships now as {moved[0]!r})" if moved else ""
             raise StudyError(
-                f"{folder} started with the net {name!r} at digest {then.get(name)}, now {now.get(name)}: trials of "
-                "two nets would mix; put that file back under its name, or copy the folder without journal.log to "
-                "start a new study"
+                f"{folder} started with the net {name!r} at digest {then.get(name)}{where}, now {now.get(name)}: "
+                "trials of two nets would mix; put that file back under its name, or copy the folder without "
+                "journal.log to start a new study"
             )
 
 
