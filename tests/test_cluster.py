@@ -99,6 +99,34 @@ def test_a_cluster_that_cannot_be_reached_is_one_line(capsys):
     assert len(err) == 1 and "cannot reach a Dask scheduler" in err[0]
 
 
+def test_a_worker_with_another_file_under_a_nets_name_refuses_in_one_line(cluster, tmp_path, monkeypatch, capsys):
+    """A spec names a net, not its weights: a worker on another checkout would play another file under the same
+    name (`az` alone: that checkout's shipped net), so each share checks the nets' digests against the run's."""
+    import torch
+
+    import nets
+
+    here, there = tmp_path / "here", tmp_path / "there"
+    for seed, folder in enumerate((here, there)):
+        folder.mkdir()
+        torch.manual_seed(seed)
+        nets.save(folder / "net.pt", nets.build("connect4", filters=4, blocks=1))
+    monkeypatch.chdir(here)
+    spec = "az:net=net.pt,simulations=4"
+    client = connect(cluster)
+    try:
+        client.run(os.chdir, str(here))  # the workers' net.pt is this run's: they play
+        assert (
+            play_match("connect4", spec, "random", games=2, seed=0, backend="cluster", cluster=cluster).total.games == 2
+        )
+        client.run(os.chdir, str(there))  # now another file under the same name
+        assert main(["arena", "connect4", spec, "random", "--games", "2", "--cluster", cluster]) == 2
+    finally:
+        client.close()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "has the net 'net.pt' at digest" in err[0] and "same checkout" in err[0]
+
+
 def test_a_truth_table_played_on_the_cluster_is_the_one_played_here(cluster, make_study, tmp_path):
     """`study truth --cluster`: every point's games on the two workers; the table is the local one's, row for row."""
     from tuner.study import truth

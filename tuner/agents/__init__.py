@@ -106,6 +106,24 @@ def batches(spec: str | AgentSpec) -> bool:
     return AGENTS[parse_spec(spec).name].group is not None
 
 
+def nets_of(game: games.Game | str, specs) -> dict[str, str]:
+    """Each network `specs` play with, by the name that picks it (`net=` as written, or the game's name for its
+    default net), with its file's digest: a spec names a net, not its weights, and the file under a name changes
+    (a better net shipped, another checkout). A `net={placeholder}` (a study's per-trial net) is left out."""
+    from nets.shipped import NET_FREE, resolve_net
+    from tuner.provenance import file_digest
+
+    game = games.load(game) if isinstance(game, str) else game
+    found = {}
+    for spec in specs:
+        parsed = parse_spec(spec, placeholders=True)
+        if "net" in parsed.options and "net" not in parsed.placeholders:
+            path = resolve_net(parsed.options["net"], game)
+            if path not in NET_FREE:
+                found[parsed.options["net"] or game.name] = file_digest(path)
+    return found
+
+
 def describe_agents() -> str:
     """Every agent with its keys and defaults, for --help."""
     return specs.describe(AGENTS)

@@ -1,8 +1,8 @@
 """The `sparring` command line: one module per group of commands, each listed once in `COMMANDS`.
 
 A command module gives `add_commands(sub)`, which adds its subparsers (each with a description, an
-example and `run`); a user's mistake is a `tuner.cli.common.CommandError` (or a StudyError), printed as
-one line with exit status 2.
+example and `run`); a user's mistake is a `tuner.cli.common.CommandError` (or a StudyError, or a ClusterError:
+a worker that cannot play what the run asks), printed as one line with exit status 2.
 """
 
 import argparse
@@ -43,11 +43,12 @@ def main(argv=None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
+    from tuner.match.cluster import ClusterError
     from tuner.study.spec import StudyError
 
     try:
         return args.run(args)
-    except (CommandError, StudyError) as error:
+    except (CommandError, StudyError, ClusterError) as error:
         sub = next((v for k, v in vars(args).items() if k.endswith("_command") and v), None)  # e.g. study_command
         command = args.command + (f" {sub}" if sub else "")
         print(f"sparring {command}: error: {error}", file=sys.stderr)

@@ -17,6 +17,7 @@ therefore sees only its own worker's games (use workers=1 to let it see the whol
 from __future__ import annotations
 
 import itertools
+import socket
 import threading
 from dataclasses import asdict, dataclass, field
 
@@ -25,9 +26,9 @@ from joblib import Parallel, delayed, parallel_config
 
 from games import load as load_game
 from games.rng import derive_seeds
-from tuner.agents import adapts_between_games, batches, check_spec, group_key, make_agents
+from tuner.agents import adapts_between_games, batches, check_spec, group_key, make_agents, nets_of
 from tuner.agents.spec import AgentSpec
-from tuner.match.cluster import connect, on_cluster, threads
+from tuner.match.cluster import ClusterError, connect, on_cluster, threads
 from tuner.match.stats import Record
 
 
@@ -169,7 +170,7 @@ def _groups(game, specs, seeds):
     return groups, where
 
 
-def _play_share(game_name, tables, on_game, concurrent, states=None, keep=False) -> list[list[GameResult]]:
+def _play_share(game_name, tables, on_game, concurrent, states=None, keep=False, nets=None) -> list[list[GameResult]]:
     """A worker's share: the games of every table (spec_a, spec_b, seed, indices), up to `concurrent` of each
     table at a time (one at a time where an agent adapts between games) in slots that each own their agents
     (A's, then B's: one each with two players, players - 1 each with more). Every step asks each group of
@@ -178,8 +179,18 @@ def _play_share(game_name, tables, on_game, concurrent, states=None, keep=False)
     `play_game(..., index=i)`, and a slot plays its games in index order. `states[t]`: adjuster states (A's,
     B's) that table t's agents start from, where it plays one by one; `on_game(t, result, states)` is told each
     game, with those states after it where it does and `keep` asks for them (a state is a copy of all an
-    adjuster learnt: not made for nobody), else None."""
+    adjuster learnt: not made for nobody), else None. `nets`: the digests of the nets the specs name, as the run
+    found them where it started (`nets_of`); a worker whose files differ (another checkout) refuses in one line
+    rather than play another net under the same name."""
     game = load_game(game_name)
+    if nets is not None:
+        here = nets_of(game, [spec for table in tables for spec in table[:2]])
+        for name in sorted(here):
+            if here[name] != nets.get(name):
+                raise ClusterError(
+                    f"worker {socket.gethostname()} has the net {name!r} at digest {here[name]} where the run "
+                    f"started with {nets.get(name)}: give every worker the same nets (the same checkout)"
+                )
     n = game.players
     per_side = n - 1
     table_of, slot_seeds, one_by_one = [], [], []
@@ -348,6 +359,7 @@ def play_matches(
         raise ValueError("resume and after_game need workers=1 and backend='threads'")
     resume = [r or Resume() for r in resume]
     client = connect(cluster) if backend == "cluster" else None  # unreachable: one line, before any game
+    nets = nets_of(g, [spec for m in matches for spec in m[:2]]) if client is not None else None  # checked there
     # shares per match: `workers`; on a cluster with none asked for, its worker threads, but a match whose agents
     # adapt between games stays one share (one machine plays it as one sequence: the cluster plays the same games)
     split = [workers] * len(matches)
@@ -386,7 +398,7 @@ def play_matches(
         jobs = []
         with on_cluster(client) if client is not None else parallel_config(backend="loky"):
             for share_results in Parallel(n_jobs=len(shares), return_as="generator")(
-                delayed(_play_share)(name, share, None, concurrent) for share in tables
+                delayed(_play_share)(name, share, None, concurrent, nets=nets) for share in tables
             ):
                 jobs.append(share_results)
                 if progress is not None:

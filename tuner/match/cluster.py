@@ -18,6 +18,10 @@ from contextlib import contextmanager
 CONNECT_TIMEOUT = 10  # seconds to reach the scheduler before giving up
 
 
+class ClusterError(ValueError):
+    """A cluster's worker cannot play what the run asks (its files differ from the run's): one line to the user."""
+
+
 def connect(address: str, timeout: float = CONNECT_TIMEOUT):
     """A Dask client of the scheduler at `address`, which has workers; ValueError in one line if Dask is missing,
     nothing answers within `timeout` seconds (something that is not a scheduler may never answer: the client

@@ -24,9 +24,7 @@ from pathlib import Path
 import numpy as np
 
 import games
-from nets.shipped import NET_FREE, resolve_net
-from tuner.agents import AGENTS, AgentSpec, check_spec, parse_spec
-from tuner.provenance import file_digest
+from tuner.agents import AGENTS, AgentSpec, check_spec, nets_of, parse_spec
 from tuner.strategies import REGISTRY, Param, Space
 from tuner.study.objective import OBJECTIVES
 
@@ -195,17 +193,10 @@ class StudySpec:
         return hashlib.sha256(json.dumps(key, default=str).encode()).hexdigest()[:16]
 
     def nets(self) -> dict[str, str]:
-        """Each network the agent and opponents play with, by the name that picks it (`net=` as written, or the
-        game's name for its default net), with its file's digest: the specs name a net, not its weights, so a better
-        net shipped under the same name would otherwise mix two nets' trials in one study."""
-        game, found = games.load(self.game), {}
-        for text in (self.agent, *self.opponents):
-            parsed = parse_spec(text, placeholders=True)
-            if "net" in parsed.options and "net" not in parsed.placeholders:  # a net per trial is not checked
-                path = resolve_net(parsed.options["net"], game)
-                if path not in NET_FREE:
-                    found[parsed.options["net"] or game.name] = file_digest(path)
-        return found
+        """Each network the agent and opponents play with, by the name that picks it, with its file's digest
+        (`tuner.agents.nets_of`): a better net shipped under the same name would otherwise mix two nets' trials in
+        one study."""
+        return nets_of(self.game, (self.agent, *self.opponents))
 
     @property
     def label(self) -> str:
