@@ -127,6 +127,36 @@ def test_a_worker_with_another_file_under_a_nets_name_refuses_in_one_line(cluste
     assert len(err) == 1 and "has the net 'net.pt' at digest" in err[0] and "same checkout" in err[0]
 
 
+def test_a_study_on_workers_with_other_nets_refuses_before_asking_for_trials(
+    cluster, tmp_path, make_study, monkeypatch, capsys
+):
+    """`study run --cluster` asks the workers for their nets before it asks for trials: a refusal in a share would
+    fail the batch's trials and spend their retries. A worker without the net is one line too."""
+    import torch
+
+    import nets
+    from tuner.study.runner import load
+
+    here, there, bare = tmp_path / "here", tmp_path / "there", tmp_path / "bare"
+    for seed, folder in enumerate((here, there, bare)):
+        folder.mkdir()
+        torch.manual_seed(seed)
+        if folder != bare:
+            nets.save(folder / "net.pt", nets.build("connect4", filters=4, blocks=1))
+    monkeypatch.chdir(here)
+    study = make_study(**{'agent = "mcts:simulations=30,c={C}"': 'agent = "az:net=net.pt,simulations=4,c_puct={C}"'})
+    client = connect(cluster)
+    try:
+        for folder, expected in ((there, "has the net 'net.pt' at digest"), (bare, "cannot play the run's nets")):
+            client.run(os.chdir, str(folder))
+            assert main(["study", "run", str(study), "--cluster", cluster]) == 2
+            err = capsys.readouterr().err.strip().splitlines()
+            assert len(err) == 1 and expected in err[0], err
+            assert load(study)[1].trials == [] and not (study / "runs.jsonl").exists()  # nothing asked, nothing run
+    finally:
+        client.close()
+
+
 def test_a_truth_table_played_on_the_cluster_is_the_one_played_here(cluster, make_study, tmp_path):
     """`study truth --cluster`: every point's games on the two workers; the table is the local one's, row for row."""
     from tuner.study import truth

@@ -189,9 +189,10 @@ def test_a_study_refuses_more_trials_once_a_net_it_plays_is_another_file(tmp_pat
     assert (folder / "journal.log").read_bytes() == journal
 
 
-def test_a_net_replaced_while_a_study_runs_stops_it_before_the_next_batch(tmp_path, make_study, monkeypatch):
-    """A long run outlives a `git pull` that brings a new net under the same name: the workers check the nets
-    before each batch, so the trials after the swap are never played with the other net."""
+@pytest.mark.parametrize("change", ["replaced", "deleted"])
+def test_a_net_replaced_while_a_study_runs_stops_it_before_the_next_batch(tmp_path, make_study, monkeypatch, change):
+    """A long run outlives a `git pull` that brings a new net under the same name (or takes it away): the workers
+    check the nets before each batch, so no trial after the change plays another net, and the refusal is one line."""
     import torch
 
     import nets
@@ -200,6 +201,7 @@ def test_a_net_replaced_while_a_study_runs_stops_it_before_the_next_batch(tmp_pa
     net = tmp_path / "net.pt"
     torch.manual_seed(0)
     nets.save(net, nets.build("connect4", filters=4, blocks=1))
+    original = net.read_bytes()
     folder = make_study(
         **{
             'agent = "mcts:simulations=30,c={C}"': f'agent = "az:net={net},simulations=4,c_puct={{C}}"',
@@ -208,14 +210,78 @@ def test_a_net_replaced_while_a_study_runs_stops_it_before_the_next_batch(tmp_pa
     )
     played = runner.run_trials
 
-    def then_swap(*args, **kwargs):
+    def then_change(*args, **kwargs):
         played(*args, **kwargs)
-        torch.manual_seed(1)
-        nets.save(net, nets.build("connect4", filters=4, blocks=1))  # the pull lands after the first batch
+        if change == "deleted":
+            net.unlink()
+        else:
+            torch.manual_seed(1)
+            nets.save(net, nets.build("connect4", filters=4, blocks=1))  # the pull lands after the first batch
 
-    monkeypatch.setattr(runner, "run_trials", then_swap)
+    monkeypatch.setattr(runner, "run_trials", then_change)
+    expected = "started with the net" if change == "replaced" else rf"^{re.escape(str(folder))}: no network at"
+    with pytest.raises(StudyError, match=expected):
+        run(folder, progress=False)
+    net.write_bytes(original)  # the study folder cannot be read without its net
+    assert status(folder)["trials"]["complete"] == 1
+
+
+def test_a_net_replaced_between_two_validation_replays_stops_them(tmp_path, make_study, monkeypatch):
+    """The replays after the budget are as long as a batch of trials: each checks the nets before it plays, so the
+    points replayed after a swap never mix another net into validation.jsonl."""
+    import torch
+
+    import nets
+    from tuner.study import objective
+
+    net = tmp_path / "net.pt"
+    torch.manual_seed(0)
+    nets.save(net, nets.build("connect4", filters=4, blocks=1))
+    folder = make_study(
+        **{
+            'agent = "mcts:simulations=30,c={C}"': f'agent = "az:net={net},simulations=4,c_puct={{C}}"',
+            "trials = 4": "trials = 3",
+        }
+    )
+    with open(folder / "study.toml", "a") as f:
+        f.write("\n[validate]\ntop = 3\ngames = 2\n")
+    replay = objective.play_trials  # the trials' default was bound before; only the replays call this one
+
+    def then_swap(*args, **kwargs):
+        records = replay(*args, **kwargs)
+        torch.manual_seed(1)
+        nets.save(net, nets.build("connect4", filters=4, blocks=1))
+        return records
+
+    monkeypatch.setattr(objective, "play_trials", then_swap)
     with pytest.raises(StudyError, match="started with the net"):
         run(folder, progress=False)
+    assert len((folder / "validation.jsonl").read_text().splitlines()) == 1
+
+
+def test_workers_that_refuse_say_it_once_in_one_line(tmp_path, make_study, monkeypatch):
+    """With --workers 2 each worker process checks the nets itself: its refusal reaches the caller as the one line
+    it is, not as a traceback from every process and "a worker failed"."""
+    import torch
+
+    import nets
+    from tuner.study import runner
+
+    net = tmp_path / "net.pt"
+    for seed in (0, 1):
+        torch.manual_seed(seed)
+        nets.save(net, nets.build("connect4", filters=4, blocks=1))
+        if seed == 0:
+            folder = make_study(
+                **{
+                    'agent = "mcts:simulations=30,c={C}"': f'agent = "az:net={net},simulations=4,c_puct={{C}}"',
+                    "trials = 4": "trials = 1",
+                }
+            )
+            run(folder, progress=False)  # records net 0
+    monkeypatch.setattr(runner, "check_nets", lambda *args: None)  # this process lets it through; the workers do not
+    with pytest.raises(StudyError, match=r"^\S+ started with the net .* now \w{12}: trials of two nets would mix"):
+        run(folder, workers=2, trials=3, progress=False)
     assert status(folder)["trials"]["complete"] == 1
 
 

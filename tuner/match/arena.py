@@ -170,6 +170,34 @@ def _groups(game, specs, seeds):
     return groups, where
 
 
+def worker_nets(game_name: str, specs, nets: dict[str, str]) -> None:
+    """On a cluster's worker: ClusterError in one line unless the nets `specs` name are, here, the files `nets` gives
+    (`nets_of`, where the run started). A net is named, not sent, so a worker on another checkout would otherwise
+    play another file under the same name, or fail to find one."""
+    try:
+        here = nets_of(game_name, specs)
+    except ValueError as error:
+        raise ClusterError(f"worker {socket.gethostname()} cannot play the run's nets: {error}") from None
+    for name in sorted(set(here) | set(nets)):
+        if here.get(name) != nets.get(name):
+            raise ClusterError(
+                f"worker {socket.gethostname()} has the net {name!r} at digest {here.get(name)} where the run "
+                f"started with {nets.get(name)}: give every worker the same nets (the same checkout)"
+            )
+
+
+def check_cluster_nets(address: str, game_name: str, specs) -> None:
+    """ClusterError unless every worker of the cluster at `address` has the nets `specs` name as this machine has
+    them: checked before a study asks for trials, which a worker refusing its share would fail (and retry)."""
+    nets = nets_of(game_name, specs)
+    if nets:
+        client = connect(address)
+        try:
+            client.run(worker_nets, game_name, list(specs), nets)
+        finally:
+            client.close()
+
+
 def _play_share(game_name, tables, on_game, concurrent, states=None, keep=False, nets=None) -> list[list[GameResult]]:
     """A worker's share: the games of every table (spec_a, spec_b, seed, indices), up to `concurrent` of each
     table at a time (one at a time where an agent adapts between games) in slots that each own their agents
@@ -184,13 +212,7 @@ def _play_share(game_name, tables, on_game, concurrent, states=None, keep=False,
     rather than play another net under the same name."""
     game = load_game(game_name)
     if nets is not None:
-        here = nets_of(game, [spec for table in tables for spec in table[:2]])
-        for name in sorted(here):
-            if here[name] != nets.get(name):
-                raise ClusterError(
-                    f"worker {socket.gethostname()} has the net {name!r} at digest {here[name]} where the run "
-                    f"started with {nets.get(name)}: give every worker the same nets (the same checkout)"
-                )
+        worker_nets(game_name, [spec for table in tables for spec in table[:2]], nets)
     n = game.players
     per_side = n - 1
     table_of, slot_seeds, one_by_one = [], [], []

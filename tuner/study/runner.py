@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import sys
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -19,6 +20,7 @@ import optuna
 from optuna.trial import TrialState
 
 from games.rng import derive_seeds
+from tuner.match.cluster import ClusterError
 from tuner.provenance import environment
 from tuner.strategies import REGISTRY
 from tuner.study import objective as objectives
@@ -156,6 +158,16 @@ def work(
         _refresh(bar, study, spec)
 
 
+def _work_or_refuse(refusals, *args) -> None:
+    """`work` in a worker process: a refusal (a StudyError or ClusterError, one line) goes to the parent, which says
+    it once, rather than a traceback from every worker."""
+    try:
+        work(*args)
+    except (StudyError, ClusterError) as error:
+        refusals.put(str(error))
+        sys.exit(2)
+
+
 def run(
     folder,
     workers: int | None = None,
@@ -186,7 +198,7 @@ def run(
     spec, study = load(folder, storage, create=True)
     if not _work_left(folder, spec, study, target):  # run again when finished: nothing on disk changes
         return {**status(folder, storage), "updated": False}
-    check_nets(study, spec, folder)  # only where games will be played
+    check_nets(study, replace(spec, cluster=cluster), folder)  # only where games will be played
     record = {
         "environment": environment(spec.seed),
         "workers": workers,
@@ -201,9 +213,12 @@ def run(
     else:
         ctx = multiprocessing.get_context("spawn")
         threads = max(1, (os.cpu_count() or 1) // workers)
+        refusals = ctx.SimpleQueue()
         procs = [
             ctx.Process(
-                target=work, args=(str(folder), storage, target, None, threads, verbosity, cluster), daemon=True
+                target=_work_or_refuse,
+                args=(refusals, str(folder), storage, target, None, threads, verbosity, cluster),
+                daemon=True,
             )
             for _ in range(workers)
         ]
@@ -213,6 +228,8 @@ def run(
             time.sleep(0.5)
             _refresh(bar, study, spec)
         _refresh(bar, study, spec)
+        if not refusals.empty():
+            raise StudyError(refusals.get())
         if any(p.exitcode != 0 for p in procs):
             raise StudyError(f"a worker failed (exit codes {[p.exitcode for p in procs]}); run the study again")
     if bar is not None:

@@ -22,6 +22,7 @@ from filelock import FileLock
 from optuna.trial import TrialState
 from sqlalchemy.engine import make_url
 
+from tuner.match.arena import check_cluster_nets
 from tuner.provenance import net_digests
 from tuner.study.spec import StudyError
 
@@ -73,12 +74,16 @@ def identity(folder: Path) -> str:
 
 def check_nets(study, spec, folder: Path) -> None:
     """Record the networks a study plays with when it has none recorded (a new study, or one from before they were
-    kept); refuse, in one line, to add trials when one of them is no longer the file it started with."""
-    now = spec.nets()
+    kept); refuse, in one line, to add trials when one of them is no longer the file it started with, here or, where
+    the games are played on a cluster, on one of its workers."""
+    try:
+        now = spec.nets()
+    except ValueError as error:  # a net deleted or moved away since the study started
+        raise StudyError(f"{folder}: {error}") from None
     then = study.user_attrs.get("nets")
     if then is None:
         study.set_user_attr("nets", now)
-        return
+        then = now
     for name in sorted(set(then) | set(now)):
         if then.get(name) != now.get(name):
             moved = [shipped for shipped, digest in net_digests().items() if digest == then.get(name)]
@@ -88,6 +93,8 @@ def check_nets(study, spec, folder: Path) -> None:
                 "trials of two nets would mix; put that file back under its name, or copy the folder without "
                 "journal.log to start a new study"
             )
+    if spec.cluster is not None:  # before any trial is asked: a worker refusing its share would fail the trials
+        check_cluster_nets(spec.cluster, spec.game, (spec.agent, *spec.opponents))
 
 
 def read_lines(path: Path) -> list[dict]:

@@ -33,7 +33,7 @@ from tuner.match import Z95
 from tuner.study import objective as objectives
 from tuner.study.recommend import bootstrap, interval, recommendation
 from tuner.study.spec import StudyError
-from tuner.study.storage import append_lines, read_lines
+from tuner.study.storage import append_lines, check_nets, read_lines
 
 VALIDATION = "validation.jsonl"
 VALIDATION_STREAM = 2_000_003  # the seed stream of validation games, apart from trials' and the truth's
@@ -101,6 +101,7 @@ def _run(folder: Path, spec, study, play: bool, progress) -> list[dict]:
     for role, values in candidates(spec, study):
         row = done.get((_key(values), games, replicates))
         if row is None and play:
+            check_nets(study, spec, folder)  # a replay is as long as a batch: a net replaced meanwhile must not mix in
             seeds = derive_seeds(spec.seed, VALIDATION_STREAM, count=replicates)
             records = objectives.play_trials(spec, [(values, seed) for seed in seeds], progress=progress)
             row = {
