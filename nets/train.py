@@ -14,7 +14,10 @@ eq. 10: (c_win - v)^2 - pi^T log p). The run folder:
 Iteration i draws its games and its shuffles from (seed, i) alone, so a run killed at any moment
 and resumed ends with the same weights as a run never stopped (on the CPU with the same threads;
 CUDA's convolution backward passes are not deterministic). One process at a time trains in a
-folder (a lock file, `.lock`).
+folder (a lock file, `.lock`). checkpoint.pt is large (the queue: 4-25 MB); a run moved to a new machine
+with its small files alone (config.json, log.jsonl, net.pt, best.pt: well under 1 MB to commit) goes on
+from net.pt's weights with the queue refilled by self-play and SGD's momentum afresh, and says so in the
+first iteration's log line (`regenerated`): not the weights of a run never stopped, but its next iterations.
 
 Where the paper is silent we follow the authors' code (github.com/KazuhisaFujita/AlphaDDA,
 AlphaZero/*/train_mp.py, read for facts): a simulation leaves the root by a random child with
@@ -317,9 +320,11 @@ class Run:
             self.model.parameters(), lr=config.lr, momentum=config.momentum, weight_decay=config.weight_decay
         )
         self.queue = ReplayQueue(self.game, config.queue)
-        self.iteration, self.history = 0, []
+        self.iteration, self.history, self.regenerated = 0, [], False
         if (self.folder / "checkpoint.pt").exists():
             self._resume()
+        elif _read_log(self.folder / "log.jsonl"):
+            self._regenerate()
         elif start is not None:
             self.model.load_state_dict(start.state_dict())
             self.provenance["init"] = start.meta["provenance"]
@@ -386,6 +391,36 @@ class Run:
         self.model.eval()
         lines = "".join(json.dumps(r) + "\n" for r in self.history).encode()
         write_atomically(self.folder / "log.jsonl", lambda f: f.write(lines))
+
+    def _regenerate(self) -> None:
+        """Go on without checkpoint.pt: the weights of net.pt, the best net of best.pt, the history of log.jsonl;
+        the queue starts empty and refills by self-play, the optimizer's momentum starts afresh."""
+        history, path = _read_log(self.folder / "log.jsonl"), self.folder / "net.pt"
+        if not path.exists():
+            raise RunError(
+                f"{self.folder} holds a run's log but neither checkpoint.pt nor net.pt: restore one of them (net.pt "
+                "goes on from its weights), or start a new run with another --out"
+            )
+        try:
+            net = load(path, game=self.config.game)
+        except ValueError as e:
+            raise RunError(f"{self.folder} has no checkpoint.pt, and {e}") from None
+        iteration = int(net.meta["provenance"].get("iteration", 0))
+        if [r["iteration"] for r in history] != list(range(1, iteration + 1)):
+            raise RunError(
+                f"{self.folder} has no checkpoint.pt, and its net.pt is at iteration {iteration} where log.jsonl "
+                f"ends at {history[-1]['iteration']}: restore checkpoint.pt, or start a new run from the net with "
+                f"--init {path} and another --out"
+            )
+        self.model.load_state_dict(net.state_dict())
+        self.iteration, self.history, self.regenerated = iteration, history, True
+        self.best_iteration, self.best_state = iteration, _copy_state(self.model)
+        if (self.folder / "best.pt").exists():
+            best = load(self.folder / "best.pt", game=self.config.game)
+            self.best_iteration, self.best_state = int(best.meta["provenance"]["iteration"]), best.state_dict()
+        if "init" in net.meta["provenance"]:
+            self.provenance["init"] = net.meta["provenance"]["init"]
+        self.model.eval()
 
     def _checkpoint(self) -> None:
         blob = {
@@ -485,6 +520,7 @@ class Run:
         learned = time.perf_counter()
         record = {
             "iteration": i,
+            **({"regenerated": True} if self.regenerated else {}),  # the first after going on without checkpoint.pt
             "seed": play_seed,  # the iteration's games replay from it (nets.selfplay.self_play)
             "games": stats.games,
             "positions": stats.positions,
@@ -499,7 +535,7 @@ class Run:
             "moves_per_second": round(stats.moves / (played - start), 1),  # above it with the playout cap
             "simulations_per_second": round(stats.simulations / (played - start), 1),
         }
-        self.iteration = i
+        self.iteration, self.regenerated = i, False
         self.history.append(record)
         save(self.folder / "net.pt", self.model, self._provenance(i))
         if evaluate is not None and c.eval_every and i % c.eval_every == 0:
@@ -514,6 +550,18 @@ class Run:
         if record.get("eval", {}).get("promote"):
             save(self.folder / "best.pt", self.model, self._provenance(i))
         return record
+
+
+def _read_log(path: Path) -> list[dict]:
+    """The iterations of a run's log.jsonl (none if missing), up to a torn last line that a kill left half-written."""
+    rows = []
+    if path.exists():
+        for line in path.read_text().splitlines():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError:
+                break
+    return rows
 
 
 def _copy_state(model) -> dict:

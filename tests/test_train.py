@@ -465,6 +465,64 @@ def test_a_resumed_run_continues_the_same_iterations_and_queue(tmp_path):
     assert net.meta["provenance"]["iteration"] == 3 and net.meta["provenance"]["self_play_games"] == 12
 
 
+def test_a_run_moved_without_its_checkpoint_goes_on_from_its_small_files(tmp_path):
+    """A new machine given config.json, log.jsonl, net.pt and best.pt (not the queue-sized checkpoint.pt) goes on at
+    the next iteration from net.pt's weights and best.pt's best, the queue refilled by self-play; files that disagree,
+    or a log without its net, are one line."""
+    import shutil
+
+    from nets.train import RunError
+
+    config = TrainConfig.for_game("connect4", **{**TINY, "queue": 5000, "eval_every": 1})
+
+    def evaluate(iteration, net_path, best_path):
+        return {"promote": iteration == 1}
+
+    def moved(name, **replace):
+        """A folder with the small files of the run at iteration 2, some of them replaced."""
+        folder = tmp_path / name
+        shutil.copytree(tmp_path / "snapshot", folder)
+        for file, data in replace.items():
+            if data is None:
+                (folder / file).unlink()
+            else:
+                (folder / file).write_bytes(data)
+        return folder
+
+    with Run(tmp_path / "a", config, device="cpu") as run:
+        run.step(evaluate)
+        early = (tmp_path / "a" / "net.pt").read_bytes()
+        run.step(evaluate)
+        (tmp_path / "snapshot").mkdir()
+        for name in ("config.json", "log.jsonl", "net.pt", "best.pt"):
+            shutil.copy(tmp_path / "a" / name, tmp_path / "snapshot" / name)
+        weights = {k: v.clone() for k, v in run.model.state_dict().items()}
+        best = {k: v.clone() for k, v in run.best_state.items()}
+        queued = run.queue.size
+        straight = run.step(evaluate)  # what a run never stopped plays next
+    with Run(moved("b"), config, device="cpu") as again:
+        assert again.iteration == 2 and again.regenerated and again.queue.size == 0 and again.best_iteration == 1
+        assert all(torch.equal(v, weights[k]) for k, v in again.model.state_dict().items())
+        assert all(torch.equal(v, best[k]) for k, v in again.best_state.items())
+        third = again.step(evaluate)
+        fourth = again.step(evaluate)
+    # the same net and seed play the same games; the queue holds them alone, where the straight run's held all three
+    assert third["iteration"] == 3 and third["seed"] == straight["seed"] and third["positions"] == straight["positions"]
+    assert third["queue"] == straight["queue"] - queued > 0
+    lines = [json.loads(line) for line in (tmp_path / "b" / "log.jsonl").read_text().splitlines()]
+    assert [r["iteration"] for r in lines] == [1, 2, 3, 4] and [r.get("regenerated") for r in lines] == [
+        None,
+        None,
+        True,
+        None,
+    ]
+    assert (tmp_path / "b" / "checkpoint.pt").exists() and fourth["queue"] > third["queue"]
+    with pytest.raises(RunError, match=r"net.pt is at iteration 1 where log.jsonl ends at 2: restore checkpoint.pt"):
+        Run(moved("c", **{"net.pt": early}), config, device="cpu")
+    with pytest.raises(RunError, match=r"holds a run's log but neither checkpoint.pt nor net.pt: restore one"):
+        Run(moved("d", **{"net.pt": None}), config, device="cpu")
+
+
 @pytest.mark.slow
 def test_a_run_killed_with_sigkill_resumes_to_the_same_weights(tmp_path):
     options = [

@@ -192,6 +192,12 @@ def _loop(run, args, config, target, yardsticks, provenance) -> int:
         f"{run.device}, seed {config.seed}",
         file=sys.stderr,
     )
+    if run.regenerated:
+        print(
+            f"{args.out} has no checkpoint.pt: going on from net.pt (iteration {run.iteration}) with an empty queue, "
+            "which self-play refills, and fresh momentum",
+            file=sys.stderr,
+        )
     deadline = time.monotonic() + args.hours * 3600 if args.hours is not None else None
     played = sum(r["games"] for r in run.history)
     with tqdm(
