@@ -1,6 +1,7 @@
 """Judging strategies by the true quality of what they recommend: validation replays, truth tables, regret and
 the tabular benchmark (issue: not by their luckiest trial)."""
 
+import hashlib
 import json
 import os
 import re
@@ -240,6 +241,42 @@ def test_the_truth_table_plays_every_point_and_resumes(make_study, tiny_study):
     )
     with pytest.raises(StudyError, match="has no problem hash"):
         truth.load(folder)
+
+
+def test_a_truth_table_refuses_a_net_replaced_under_its_name(tmp_path, make_study, tiny_study, monkeypatch):
+    """A truth table scores every later recommendation: points played with two nets under one name would be one
+    table. Each row records the nets' digests; the next part of the table, and reading it, refuse another file."""
+    import torch
+
+    import nets
+    from tuner.study import objective
+
+    net = tmp_path / "net.pt"
+
+    def save(seed):
+        torch.manual_seed(seed)
+        nets.save(net, nets.build("connect4", filters=4, blocks=1))
+
+    save(0)
+    original = net.read_bytes()
+    spec = f"az:net={net},simulations=4,c_puct={{C}}"
+    folder = make_study(text=tiny_study.replace('"mcts:simulations=30,c={C}"', f'"{spec}"'))
+    played = objective.play_trials
+
+    def then_swap(*args, **kwargs):
+        records = played(*args, **kwargs)
+        save(1)
+        return records
+
+    monkeypatch.setattr(objective, "play_trials", then_swap)
+    with pytest.raises(StudyError, match=r"truth.jsonl was played with the net '.*net.pt' at digest \w{12}, now"):
+        truth.run(folder, games=1, chunk=2)
+    rows = truth.read_lines(folder / truth.TRUTH)
+    assert len(rows) == 2 and rows[0]["nets"] == {str(net): hashlib.sha256(original).hexdigest()[:12]}
+    with pytest.raises(StudyError, match="was played with the net"):
+        truth.load(folder)
+    net.write_bytes(original)
+    assert len(truth.load(folder).rows) == 2
 
 
 def _truth(make_study, tiny_study, values, objective="winrate", name="t"):

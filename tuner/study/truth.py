@@ -129,7 +129,21 @@ def load(folder) -> Truth:
             "(its game, agent, opponents, objective or space changed): restore study.toml, or move "
             "truth.jsonl away and play the table again"
         )
+    _check_nets(folder, rows, spec.nets())
     return Truth(spec, rows)
+
+
+def _check_nets(folder: Path, rows: list[dict], now: dict[str, str]) -> None:
+    """A StudyError unless the nets the study plays (`now`: StudySpec.nets) are the files its rows were played with
+    (rows from before nets were recorded are not checked): a net replaced under its name would mix two nets' points."""
+    for then in (r["nets"] for r in rows if "nets" in r):
+        for name in sorted(set(then) | set(now)):
+            if then.get(name) != now.get(name):
+                raise StudyError(
+                    f"{folder / TRUTH} was played with the net {name!r} at digest {then.get(name)}, now "
+                    f"{now.get(name)}: put that file back under its name, or move truth.jsonl away and play the "
+                    "table again"
+                )
 
 
 def run(folder, games: int, *, workers: int = 1, chunk: int = 4, progress=None, cluster: str | None = None) -> Truth:
@@ -159,6 +173,8 @@ def _run(folder: Path, games: int, workers: int, chunk: int, progress, cluster: 
     played = replace(spec, games=games, game_workers=workers, cluster=cluster)
     for start in range(0, len(todo), chunk):
         part = todo[start : start + chunk]
+        nets = spec.nets()
+        _check_nets(folder, read_lines(folder / TRUTH), nets)  # before each part: a net replaced meanwhile stops it
         records = objectives.play_trials(played, [(p, point_seed(spec.seed, i)) for i, p in part], progress=progress)
         rows = [
             {
@@ -167,6 +183,7 @@ def _run(folder: Path, games: int, workers: int, chunk: int, progress, cluster: 
                 "values": p,
                 "games": games,
                 "seed": point_seed(spec.seed, i),
+                "nets": nets,
                 "records": r,
                 "value": objectives.OBJECTIVES[spec.objective].value(r),
             }
