@@ -124,6 +124,11 @@ def nets_of(game: games.Game | str, specs) -> dict[str, str]:
     return found
 
 
+def changed_net(then: dict[str, str], now: dict[str, str]) -> str | None:
+    """The first name (in order) whose digest differs between two `nets_of` records, or None where they agree."""
+    return next((name for name in sorted(set(then) | set(now)) if then.get(name) != now.get(name)), None)
+
+
 def describe_agents() -> str:
     """Every agent with its keys and defaults, for --help."""
     return specs.describe(AGENTS)

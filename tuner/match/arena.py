@@ -26,7 +26,7 @@ from joblib import Parallel, delayed, parallel_config
 
 from games import load as load_game
 from games.rng import derive_seeds
-from tuner.agents import adapts_between_games, batches, check_spec, group_key, make_agents, nets_of
+from tuner.agents import adapts_between_games, batches, changed_net, check_spec, group_key, make_agents, nets_of
 from tuner.agents.spec import AgentSpec
 from tuner.match.cluster import ClusterError, connect, on_cluster, threads
 from tuner.match.stats import Record
@@ -178,12 +178,12 @@ def worker_nets(game_name: str, specs, nets: dict[str, str]) -> None:
         here = nets_of(game_name, specs)
     except ValueError as error:
         raise ClusterError(f"worker {socket.gethostname()} cannot play the run's nets: {error}") from None
-    for name in sorted(set(here) | set(nets)):
-        if here.get(name) != nets.get(name):
-            raise ClusterError(
-                f"worker {socket.gethostname()} has the net {name!r} at digest {here.get(name)} where the run "
-                f"started with {nets.get(name)}: give every worker the same nets (the same checkout)"
-            )
+    name = changed_net(nets, here)
+    if name is not None:
+        raise ClusterError(
+            f"worker {socket.gethostname()} has the net {name!r} at digest {here.get(name)} where the run "
+            f"started with {nets.get(name)}: give every worker the same nets (the same checkout)"
+        )
 
 
 def check_cluster_nets(address: str, game_name: str, specs) -> None:

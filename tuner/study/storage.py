@@ -22,6 +22,7 @@ from filelock import FileLock
 from optuna.trial import TrialState
 from sqlalchemy.engine import make_url
 
+from tuner.agents import changed_net
 from tuner.match.arena import check_cluster_nets
 from tuner.provenance import net_digests
 from tuner.study.spec import StudyError
@@ -84,15 +85,15 @@ def check_nets(study, spec, folder: Path) -> None:
     if then is None:
         study.set_user_attr("nets", now)
         then = now
-    for name in sorted(set(then) | set(now)):
-        if then.get(name) != now.get(name):
-            moved = [shipped for shipped, digest in net_digests().items() if digest == then.get(name)]
-            where = f" (that file ships now as {moved[0]!r})" if moved else ""
-            raise StudyError(
-                f"{folder} started with the net {name!r} at digest {then.get(name)}{where}, now {now.get(name)}: "
-                "trials of two nets would mix; put that file back under its name, or copy the folder without "
-                "journal.log to start a new study"
-            )
+    name = changed_net(then, now)
+    if name is not None:
+        moved = [shipped for shipped, digest in net_digests().items() if digest == then.get(name)]
+        where = f" (that file ships now as {moved[0]!r})" if moved else ""
+        raise StudyError(
+            f"{folder} started with the net {name!r} at digest {then.get(name)}{where}, now {now.get(name)}: "
+            "trials of two nets would mix; put that file back under its name, or copy the folder without "
+            "journal.log to start a new study"
+        )
     if spec.cluster is not None:  # before any trial is asked: a worker refusing its share would fail the trials
         check_cluster_nets(spec.cluster, spec.game, (spec.agent, *spec.opponents))
 

@@ -21,6 +21,7 @@ import numpy as np
 from filelock import FileLock
 
 from games.rng import derive_seeds
+from tuner.agents import changed_net
 from tuner.study import objective as objectives
 from tuner.study.spec import StudyError, StudySpec, trial_games
 from tuner.study.storage import append_lines, read_lines
@@ -137,13 +138,12 @@ def _check_nets(folder: Path, rows: list[dict], now: dict[str, str]) -> None:
     """A StudyError unless the nets the study plays (`now`: StudySpec.nets) are the files its rows were played with
     (rows from before nets were recorded are not checked): a net replaced under its name would mix two nets' points."""
     for then in (r["nets"] for r in rows if "nets" in r):
-        for name in sorted(set(then) | set(now)):
-            if then.get(name) != now.get(name):
-                raise StudyError(
-                    f"{folder / TRUTH} was played with the net {name!r} at digest {then.get(name)}, now "
-                    f"{now.get(name)}: put that file back under its name, or move truth.jsonl away and play the "
-                    "table again"
-                )
+        name = changed_net(then, now)
+        if name is not None:
+            raise StudyError(
+                f"{folder / TRUTH} was played with the net {name!r} at digest {then.get(name)}, now {now.get(name)}: "
+                "put that file back under its name, or move truth.jsonl away and play the table again"
+            )
 
 
 def run(folder, games: int, *, workers: int = 1, chunk: int = 4, progress=None, cluster: str | None = None) -> Truth:
