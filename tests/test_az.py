@@ -125,6 +125,9 @@ def test_net_init_and_info_on_the_command_line(tmp_path, capsys):
     fresh = nets.build("connect4")
     x = torch.from_numpy(np.stack([C4.new_initial_state().encode()]))
     assert torch.equal(model(x)[0], fresh(x)[0])  # the seed made the weights
+    assert main(["net", "info", "connect4-v1", "--json"]) == 0  # a shipped net by its name
+    shipped = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert shipped["game"] == "connect4" and shipped["provenance"] != meta["provenance"]
     (tmp_path / "junk.pt").write_text("not a net")
     proc = subprocess.run(
         [sys.executable, "-m", "tuner.cli", "net", "info", str(tmp_path / "junk.pt")], capture_output=True, text=True

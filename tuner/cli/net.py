@@ -35,11 +35,16 @@ def _init(args) -> int:
 
 
 def _info(args) -> int:
+    from pathlib import Path
+
     import nets
+    from nets.shipped import shipped_nets
     from tuner.cli.common import CommandError
 
+    shipped = shipped_nets()
+    path = shipped[args.path] if args.path in shipped and not Path(args.path).exists() else args.path
     try:
-        model = nets.load(args.path)
+        model = nets.load(path)
     except nets.CheckpointError as e:
         raise CommandError(str(e)) from None
     if args.json:
@@ -117,11 +122,12 @@ def add_commands(sub) -> None:
     info = commands.add_parser(
         "info",
         help="describe a checkpoint: game, architecture, provenance",
-        description="Describe the checkpoint at PATH: its game, architecture and provenance.",
-        epilog="example:\n  sparring net info c4.pt --json",
+        description="Describe the checkpoint at PATH, or the shipped net of that name: its game,\n"
+        "architecture and provenance.",
+        epilog="example:\n  sparring net info c4.pt --json\n  sparring net info connect4-v1",
         formatter_class=RAW,
     )
-    info.add_argument("path", metavar="PATH")
+    info.add_argument("path", metavar="PATH", help="a checkpoint's path or a shipped net's name")
     info.add_argument("--json", action="store_true", help="print the metadata as one JSON object")
     info.set_defaults(run=_info)
     solved = commands.add_parser(
