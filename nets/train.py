@@ -416,8 +416,16 @@ class Run:
         self.iteration, self.history, self.regenerated = iteration, history, True
         self.best_iteration, self.best_state = iteration, _copy_state(self.model)
         if (self.folder / "best.pt").exists():
-            best = load(self.folder / "best.pt", game=self.config.game)
-            self.best_iteration, self.best_state = int(best.meta["provenance"]["iteration"]), best.state_dict()
+            try:
+                best = load(self.folder / "best.pt", game=self.config.game)
+                self.best_iteration = int(best.meta["provenance"]["iteration"])
+            except (ValueError, KeyError, TypeError) as e:
+                why = e if isinstance(e, ValueError) else "it records no iteration"
+                raise RunError(
+                    f"{self.folder} has no checkpoint.pt, and its best.pt cannot serve ({why}): restore it, or delete "
+                    "it to go on with net.pt as the best so far"
+                ) from None
+            self.best_state = best.state_dict()
         if "init" in net.meta["provenance"]:
             self.provenance["init"] = net.meta["provenance"]["init"]
         self.model.eval()

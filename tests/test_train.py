@@ -521,6 +521,10 @@ def test_a_run_moved_without_its_checkpoint_goes_on_from_its_small_files(tmp_pat
         Run(moved("c", **{"net.pt": early}), config, device="cpu")
     with pytest.raises(RunError, match=r"holds a run's log but neither checkpoint.pt nor net.pt: restore one"):
         Run(moved("d", **{"net.pt": None}), config, device="cpu")
+    with pytest.raises(RunError, match=r"its best.pt cannot serve \(.*not a sparring checkpoint.*\): restore it"):
+        Run(moved("e", **{"best.pt": b"cut short"}), config, device="cpu")
+    with Run(moved("f", **{"best.pt": None}), config, device="cpu") as without_best:  # net.pt is the best so far
+        assert without_best.best_iteration == 2
 
 
 @pytest.mark.slow
