@@ -20,6 +20,11 @@ SCRIPTS = [
     ("benchmarks.search", ["--quick", "--json", "{tmp}/out.json"]),
     ("benchmarks.evaluator", ["--quick", "--json", "{tmp}/out.json"]),
     ("benchmarks.forward", ["--games", "connect4", "--sizes", "small", "--rounds", "1", "--json", "{tmp}/out.json"]),
+    (
+        "benchmarks.forward",
+        ["--layouts", "--games", "connect4", "--sizes", "small", "--rounds", "1", "--batch", "8"]
+        + ["--json", "{tmp}/out.json"],
+    ),
     (  # a compiled strategy and pycma's: each compiled one is a variant of its own to compile
         "benchmarks.tuning_overhead",
         [
