@@ -679,7 +679,7 @@ def test_bad_settings_are_one_line_errors(tmp_path, capsys):
 
 
 @pytest.mark.slow
-def test_a_run_can_start_from_another_nets_weights(tmp_path, capsys):
+def test_a_run_can_start_from_another_nets_weights(tmp_path, capsys, monkeypatch):
     base = [
         "--filters",
         "8",
@@ -719,6 +719,10 @@ def test_a_run_can_start_from_another_nets_weights(tmp_path, capsys):
     stored = json.loads((tmp_path / "b" / "config.json").read_text())
     assert (stored["filters"], stored["blocks"], stored["lr"]) == (8, 1, 0.002)
     assert stored["init"] == str((tmp_path / "a" / "net.pt").resolve())
+    monkeypatch.chdir(tmp_path)  # the same command again, its --init relative, goes on (the stored path is absolute)
+    again = ["train", "connect4", "--out", "r", "--init", "a/net.pt", "--lr", "0.002", "--seed", "5", "--iterations"]
+    assert main([*again, "1"]) == 0 and main([*again, "2"]) == 0
+    assert [json.loads(line)["iteration"] for line in (tmp_path / "r" / "log.jsonl").read_text().splitlines()] == [1, 2]
     with Run(tmp_path / "c", TrainConfig.for_game("connect4", **{**TINY, "init": stored["init"]})) as run:
         same = [torch.equal(run.model.state_dict()[k], v) for k, v in start.state_dict().items()]
         assert all(same)  # iteration 0 is the given net, not a seeded fresh one

@@ -93,6 +93,8 @@ def _config(args, threads: int | None = None):
     stored = args.out / "config.json"
     if args.out.exists() and not args.out.is_dir():
         raise CommandError(f"--out {args.out} is a file, not a folder: choose a folder for the run")
+    if "init" in given:  # stored resolved: the same command run again from the same folder goes on
+        given = {**given, "init": str(Path(given["init"]).resolve())}
     try:
         if stored.exists():
             try:
@@ -106,7 +108,7 @@ def _config(args, threads: int | None = None):
             config = TrainConfig(**{**base, **given})
         else:
             if "init" in given:
-                given = {**_arch_of(given["init"], args.game), **given, "init": str(Path(given["init"]).resolve())}
+                given = {**_arch_of(given["init"], args.game), **given}
             config = TrainConfig.for_game(args.game, **given)
             if threads is not None and "chunk" not in given:
                 config = dataclasses.replace(config, chunk=share_chunk(config.games, threads))
