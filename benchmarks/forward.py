@@ -59,7 +59,7 @@ def layout_ratios(game: str, size: str, *, batch: int, batches: int, rounds: int
     """Time of the contiguous layout over channels-last's, paired round by round: forwards at batches 1, 30 and
     `batch`, and a training step (forward, loss, backward, SGD) at `batch`; medians of the rounds' ratios."""
     fast = nets.build(game, size)
-    slow = PolicyValueNet(fast.arch, layout=torch.contiguous_format)
+    slow = PolicyValueNet(fast.arch, channels_last=False)
     slow.load_state_dict(fast.state_dict())
     ratios = {}
     for b in (1, 30, batch):

@@ -201,10 +201,11 @@ class PolicyValueNet(nn.Module):
 
     meta: dict | None = None  # the checkpoint's metadata when it came from nets.load, else None
 
-    def __init__(self, arch: Arch, layout: torch.memory_format = torch.channels_last):
-        """layout: the memory format of the body's weights and activations. Channels-last is oneDNN's and
-        cuDNN's fast one: a forward 10-28% and a training step 21-23% faster than the contiguous layout on one
-        core here (`python -m benchmarks.forward --layouts`), the same values to float rounding."""
+    def __init__(self, arch: Arch, channels_last: bool = True):
+        """channels_last: the memory format of the body's weights and activations, oneDNN's and cuDNN's fast one
+        for convolutions: at batches 30-256 a forward 1.14-1.35x and a training step 1.26-1.29x as fast as in the
+        contiguous format on one core here (`python -m benchmarks.forward --layouts`), the same values to float
+        rounding. A bool, not a torch.memory_format: torch.save cannot pickle a module holding one."""
         super().__init__()
         self.arch = arch
         f, cells = arch.filters, arch.board_shape[0] * arch.board_shape[1]
@@ -220,8 +221,9 @@ class PolicyValueNet(nn.Module):
         self.value_fc1 = nn.Linear(arch.value_filters * cells, arch.value_hidden)
         self.value_bn1 = nn.BatchNorm1d(arch.value_hidden)
         self.value_fc2 = nn.Linear(arch.value_hidden, 1)
-        self.layout = layout
-        self.to(memory_format=layout)
+        self.channels_last = channels_last
+        if channels_last:
+            self.to(memory_format=torch.channels_last)
 
     def forward(self, x: Tensor, dropout: Tensor | None = None, keys: Tensor | None = None) -> tuple[Tensor, Tensor]:
         """Policy logits and value of a batch of encoded positions.
@@ -244,7 +246,9 @@ class PolicyValueNet(nn.Module):
             if not torch.is_tensor(keys) or keys.shape != (x.shape[0],) or keys.dtype != torch.int64:
                 raise ValueError(f"dropout needs keys: an int64 tensor of shape [{x.shape[0]}], one key per row")
             keys = keys.to(x.device)
-        h = self.blocks(self.stem(x.contiguous(memory_format=self.layout)))
+        if self.channels_last:
+            x = x.contiguous(memory_format=torch.channels_last)
+        h = self.blocks(self.stem(x))
         p = self.policy_conv(h).flatten(1)  # [B, policy_filters * H * W]
         logits = self.policy_fc(_drop(p, dropout, keys, 0))
         v = self.value_conv(h).flatten(1)  # [B, value_filters * H * W]

@@ -120,6 +120,25 @@ def test_import_changes_no_torch_setting():
 # --- per-row dropout ---------------------------------------------------------------------------
 
 
+def test_the_channels_last_body_computes_what_the_contiguous_one_does():
+    """The nets are built channels-last (the fast layout for convolutions); the same weights in the contiguous
+    layout give the same logits and values to float rounding, clean and damaged, in eval and train mode."""
+    from nets.model import PolicyValueNet
+
+    torch.manual_seed(0)
+    net = nets.build("othello6", filters=16, blocks=2)
+    assert net.stem[0].weight.is_contiguous(memory_format=torch.channels_last)
+    plain = PolicyValueNet(net.arch, channels_last=False)
+    plain.load_state_dict(net.state_dict())
+    assert plain.stem[0].weight.is_contiguous() and not net.stem[0].weight.is_contiguous()
+    x, p, keys = planes("othello6", 5), torch.tensor([0.0, 0.5, 0.1, 0.95, 0.3]), torch.arange(5)
+    for mode in ("eval", "train"):
+        for args in ((x,), (x, p, keys)):
+            got, want = getattr(net, mode)()(*args), getattr(plain, mode)()(*args)
+            for a, b in zip(got, want):
+                assert torch.allclose(a, b, atol=1e-5) and not torch.equal(a, torch.zeros_like(a))
+
+
 def test_zero_dropout_row_is_bitwise_clean_whatever_the_others():
     net = tiny()
     x = planes("connect4", 6)
