@@ -114,38 +114,31 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     if args.layouts:
-        results = []
+        measure = layout_ratios
         print(f"time in the contiguous layout / channels-last's, {args.threads} threads, torch {torch.__version__}")
-        for game in args.games:
-            for size in args.sizes:
-                r = layout_ratios(game, size, batch=args.batch, batches=args.batches, rounds=args.rounds)
-                results.append(r)
-                print(
-                    f"{game:<12} {size:<6} "
-                    + "  ".join(f"{k} {v:.2f}x" for k, v in r.items() if k not in ("game", "size"))
-                )
-        _finish(args, results)
-        return
-    print(f"positions/s, batch {args.batch}, {args.threads} threads, torch {torch.__version__}")
-    print(f"{'game':<12} {'size':<6} {'filters':>7} {'blocks':>6} {'params':>8} {'clean':>9} {'dropout':>9}")
+    else:
+        measure = rates
+        print(f"positions/s, batch {args.batch}, {args.threads} threads, torch {torch.__version__}")
+        print(f"{'game':<12} {'size':<6} {'filters':>7} {'blocks':>6} {'params':>8} {'clean':>9} {'dropout':>9}")
     results = []
     for game in args.games:
         for size in args.sizes:
-            r = rates(game, size, batch=args.batch, batches=args.batches, rounds=args.rounds)
+            r = measure(game, size, batch=args.batch, batches=args.batches, rounds=args.rounds)
             results.append(r)
-            print(
-                f"{game:<12} {size:<6} {r['filters']:>7} {r['blocks']:>6} {r['parameters'] / 1e6:>7.2f}M"
-                f" {r['clean']:>9.0f} {r['dropout']:>9.0f}"
-            )
-    _finish(args, results)
-
-
-def _finish(args, results: list) -> None:
+            print(f"{game:<12} {size:<6} " + (_ratios_line(r) if args.layouts else _rates_line(r)))
     env = environment(args.seed)
     print(f"seed {env['seed']}, commit {env['commit']}, python {env['python']}, device {env['device']}")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"args": vars(args), "results": results, "environment": env}, f, indent=2)
+
+
+def _rates_line(r: dict) -> str:
+    return f"{r['filters']:>7} {r['blocks']:>6} {r['parameters'] / 1e6:>7.2f}M {r['clean']:>9.0f} {r['dropout']:>9.0f}"
+
+
+def _ratios_line(r: dict) -> str:
+    return "  ".join(f"{k} {v:.2f}x" for k, v in r.items() if k not in ("game", "size"))
 
 
 if __name__ == "__main__":
