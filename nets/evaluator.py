@@ -29,9 +29,9 @@ search's own work with the forward, torch.compile or CUDA graphs for fixed batch
 Chunks. A forward's float rounding depends on its batch size (torch picks kernels by shape: on this
 CPU a row's value at batch 15 differs from the same row's at batch 16 in the last bits), so a search's
 moves can depend on how many other positions shared its batch. With `chunk` set, every forward runs
-on exactly `chunk` rows (the last chunk padded with empty rows), and on the CPU a row's priors and
-value are then the same whatever the other rows are: what lets self-play split over machines
-(`nets.selfplay.play_share`) play the games one machine plays.
+on exactly `chunk` rows (the last chunk padded with empty rows; 1 or a multiple of 4, `check_chunk`), and
+on the CPU a row's priors and value are then the same whatever the other rows are and wherever it sits: what
+lets self-play split over machines (`nets.selfplay.play_share`) play the games one machine plays.
 
 Throughput on 2 CPU cores (torch 2.13, threads=2; `python -m benchmarks.evaluator`, 2026-11-23):
 the lock-step search through this evaluator against the raw forward at the batch it formed, timed
@@ -141,8 +141,7 @@ class NetEvaluator:
                 raise ValueError(f"threads must be at least 1, got {threads}")
             torch.set_num_threads(threads)
         self.dtype = _dtype(dtype, self.device)
-        if chunk is not None and chunk < 1:
-            raise ValueError(f"chunk must be at least 1 row, got {chunk}")
+        check_chunk(chunk)
         self.chunk = chunk
         self.model = model.to(self.device).eval()
 
@@ -229,6 +228,15 @@ class NetEvaluator:
         n = stop - start
         views.priors[start:stop].copy_(priors[:n], non_blocking=True)
         views.values[start:stop].copy_(value[:n], non_blocking=True)  # float32 whatever the autocast dtype
+
+
+def check_chunk(chunk: int | None) -> None:
+    """A one-line ValueError unless `chunk` is None, 1 or a multiple of 4 rows: a row's bits held wherever it sat in
+    forwards of 4 to 128 rows that are multiples of 4 and moved with its place at 2 and 30 rows (torch 2.13's CPU
+    kernels take the rows in blocks; a partial last block is computed otherwise), so other chunks would not keep
+    a row's priors and value whatever shares its batch."""
+    if chunk is not None and (chunk < 1 or (chunk > 1 and chunk % 4)):
+        raise ValueError(f"chunk must be 1 or a multiple of 4 rows (a row's bits then keep to it), got {chunk}")
 
 
 def _device(name: str) -> torch.device:

@@ -46,7 +46,7 @@ from filelock import FileLock, Timeout
 import games
 from games.rng import derive_seeds
 from nets.checkpoint import load, save, write_atomically
-from nets.evaluator import NetEvaluator, _device
+from nets.evaluator import NetEvaluator, _device, check_chunk
 from nets.model import build
 from nets.selfplay import Examples, augment, join, play_share, self_play
 
@@ -156,8 +156,7 @@ class TrainConfig:
         for name in ("weight_decay", "t_opening", "random_plies"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative, got {getattr(self, name)}")
-        if self.chunk is not None and self.chunk < 1:
-            raise ValueError(f"chunk must be at least 1 row, or left out, got {self.chunk}")
+        check_chunk(self.chunk)
         if self.eval_every < 0:
             raise ValueError(f"eval_every must be 0 (never) or more, got {self.eval_every}")
         if self.cap_fast and not 2 <= self.cap_fast < self.simulations:
@@ -334,9 +333,10 @@ class Run:
         self.evaluator = NetEvaluator(self.model, device=str(self.device), chunk=self.config.chunk)
 
     def _start_net(self):
-        """The net of `config.init` when the run starts from it (checked before the folder is touched), else None."""
+        """The net of `config.init` when the run starts from it (checked before the folder is touched), else None: a
+        run that has begun goes on from its own files (on a new machine the init file need not be there)."""
         config = self.config
-        if config.init is None or (self.folder / "checkpoint.pt").exists():
+        if config.init is None or any((self.folder / name).exists() for name in ("checkpoint.pt", "log.jsonl")):
             return None
         try:
             start = load(config.init, game=config.game)
@@ -405,6 +405,11 @@ class Run:
             net = load(path, game=self.config.game)
         except ValueError as e:
             raise RunError(f"{self.folder} has no checkpoint.pt, and {e}") from None
+        if net.arch != self.model.arch:
+            raise RunError(
+                f"{self.folder} has no checkpoint.pt, and its net.pt is a {net.describe()} where the run builds a "
+                f"{self.model.describe()}: restore the run's own net.pt, or start a new run with another --out"
+            )
         iteration = int(net.meta["provenance"].get("iteration", 0))
         if [r["iteration"] for r in history] != list(range(1, iteration + 1)):
             raise RunError(
@@ -419,6 +424,8 @@ class Run:
             try:
                 best = load(self.folder / "best.pt", game=self.config.game)
                 self.best_iteration = int(best.meta["provenance"]["iteration"])
+                if best.arch != self.model.arch or not 0 <= self.best_iteration <= iteration:
+                    raise ValueError(f"a {best.describe()} of iteration {self.best_iteration}, not this run's")
             except (ValueError, KeyError, TypeError) as e:
                 why = e if isinstance(e, ValueError) else "it records no iteration"
                 raise RunError(

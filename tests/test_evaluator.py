@@ -152,6 +152,19 @@ def test_a_row_gets_the_same_answer_alone_or_in_a_batch_of_64(name):
         np.testing.assert_allclose(one.values[0], big.values[row], rtol=0, atol=1e-5)
 
 
+def test_a_chunk_whose_rows_could_move_their_bits_is_refused():
+    net = tiny("connect4")
+    for chunk in (0, 2, 30):
+        with pytest.raises(ValueError, match="chunk must be 1 or a multiple of 4 rows"):
+            NetEvaluator(net, device="cpu", chunk=chunk)
+    assert [NetEvaluator(net, device="cpu", chunk=c).chunk for c in (None, 1, 4, 12)] == [None, 1, 4, 12]
+    from nets.evaluator import check_chunk
+    from tuner.cli.train import share_chunk
+
+    chunks = {share_chunk(games, threads) for games in range(1, 130) for threads in range(1, 5)}
+    assert chunks == {1, 4, 8, 16, 32, 64} and all(check_chunk(c) is None for c in chunks)
+
+
 @pytest.mark.parametrize("name", GAMES)
 def test_in_fixed_chunks_a_row_gets_the_same_bits_whatever_shares_its_batch(name):
     """chunk 16: every forward the net sees has 16 rows (40 rows: 16, 16 and 8 padded), and a row's priors and

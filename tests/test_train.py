@@ -525,6 +525,11 @@ def test_a_run_moved_without_its_checkpoint_goes_on_from_its_small_files(tmp_pat
         Run(moved("e", **{"best.pt": b"cut short"}), config, device="cpu")
     with Run(moved("f", **{"best.pt": None}), config, device="cpu") as without_best:  # net.pt is the best so far
         assert without_best.best_iteration == 2
+    wide = nets.build("connect4", filters=16, blocks=1)  # a net of another body, in place of best.pt or net.pt
+    nets.save(tmp_path / "wide.pt", wide, {"iteration": 1})
+    for file, words in (("best.pt", "best.pt cannot serve"), ("net.pt", "its net.pt is a connect4 custom net")):
+        with pytest.raises(RunError, match=words):
+            Run(moved(f"g-{file}", **{file: (tmp_path / "wide.pt").read_bytes()}), config, device="cpu")
 
 
 @pytest.mark.slow
@@ -723,6 +728,13 @@ def test_a_run_can_start_from_another_nets_weights(tmp_path, capsys, monkeypatch
     again = ["train", "connect4", "--out", "r", "--init", "a/net.pt", "--lr", "0.002", "--seed", "5", "--iterations"]
     assert main([*again, "1"]) == 0 and main([*again, "2"]) == 0
     assert [json.loads(line)["iteration"] for line in (tmp_path / "r" / "log.jsonl").read_text().splitlines()] == [1, 2]
+    (tmp_path / "r" / "checkpoint.pt").unlink()  # moved to a machine without the queue, nor the net it started from
+    (tmp_path / "a" / "net.pt").rename(tmp_path / "a" / "gone.pt")
+    assert main([*again, "3"]) == 0
+    lines = [json.loads(line) for line in (tmp_path / "r" / "log.jsonl").read_text().splitlines()]
+    assert [r["iteration"] for r in lines] == [1, 2, 3] and lines[-1]["regenerated"]
+    assert nets.load(tmp_path / "r" / "net.pt").meta["provenance"]["init"]["iteration"] == 1
+    (tmp_path / "a" / "gone.pt").rename(tmp_path / "a" / "net.pt")
     with Run(tmp_path / "c", TrainConfig.for_game("connect4", **{**TINY, "init": stored["init"]})) as run:
         same = [torch.equal(run.model.state_dict()[k], v) for k, v in start.state_dict().items()]
         assert all(same)  # iteration 0 is the given net, not a seeded fresh one

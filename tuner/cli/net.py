@@ -35,14 +35,11 @@ def _init(args) -> int:
 
 
 def _info(args) -> int:
-    from pathlib import Path
-
     import nets
     from nets.shipped import shipped_nets
     from tuner.cli.common import CommandError
 
-    shipped = shipped_nets()
-    path = shipped[args.path] if args.path in shipped and not Path(args.path).exists() else args.path
+    path = shipped_nets().get(args.path, args.path)  # a shipped name first, as az:net=NAME takes it
     try:
         model = nets.load(path)
     except nets.CheckpointError as e:

@@ -119,11 +119,12 @@ def _config(args, threads: int | None = None):
 
 
 def share_chunk(games: int, threads: int) -> int:
-    """Rows per forward for games split over `threads`: the share's size rounded up to a power of 2, at most 64.
+    """Rows per forward for games split over `threads`: the share's size rounded up to a power of 2 from 4 to 64 (1
+    for a share of one game: `nets.evaluator.check_chunk`).
     A chunk wider than the share forwards empty rows, a narrower one more forwards (`benchmarks.selfplay`, 2 cores:
     30 games at 80% of whole forwards' speed in chunks of 32 and 65% in 16; 8 games at 92% in 8 and 49% in 32)."""
     share = -(-games // max(1, threads))
-    return min(64, 1 << (share - 1).bit_length())
+    return 1 if share == 1 else min(64, max(4, 1 << (share - 1).bit_length()))
 
 
 def _arch_of(path: str, game: str) -> dict:
