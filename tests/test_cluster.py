@@ -243,13 +243,13 @@ def test_training_with_self_play_on_the_cluster_ends_with_the_weights_trained_he
 
 
 def test_the_command_line_trains_on_the_cluster_and_refuses_a_run_without_chunks(cluster, tmp_path, capsys):
-    """`train --cluster`: a new run takes chunks of its share's size (3 games over 2 workers: 2 rows) and plays its
-    games on the workers; a run begun here without chunks, or an unreachable cluster, is one line before anything
-    is written."""
+    """`train --cluster`: a new run takes chunks of its share's size (3 games over 2 workers: 2 rows, rounded up to
+    4, `nets.evaluator.check_chunk`) and plays its games on the workers; a run begun here without chunks, or an
+    unreachable cluster, is one line before anything is written."""
     small = ["--filters", "8", "--blocks", "1", "--games", "3", "--simulations", "8", "--queue", "200"]
     argv = ["train", "connect4", *small, "--batch", "32", "--eval-games", "0", "--iterations", "1"]
     assert main([*argv, "--out", str(tmp_path / "c"), "--cluster", cluster]) == 0
-    assert json.loads((tmp_path / "c" / "config.json").read_text())["chunk"] == 2 and shares_played(cluster) == 1 + 2
+    assert json.loads((tmp_path / "c" / "config.json").read_text())["chunk"] == 4 and shares_played(cluster) == 1 + 2
     assert main([*argv, "--out", str(tmp_path / "plain")]) == 0
     capsys.readouterr()
     again = [*argv[:-1], "2", "--out", str(tmp_path / "plain")]

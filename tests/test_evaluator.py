@@ -235,7 +235,7 @@ def test_bad_settings_are_one_line_errors():
         ({"device": "meta"}, "unknown device"),
         ({"dtype": "int8"}, "unknown dtype"),
         ({"threads": 0}, "at least 1"),
-        ({"chunk": 0}, "chunk must be at least 1"),
+        ({"chunk": 0}, "chunk must be 1 or a multiple of 4"),
     ]:
         with pytest.raises(ValueError, match=word) as e:
             NetEvaluator(net, **kwargs)

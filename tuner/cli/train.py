@@ -61,9 +61,9 @@ _SETTINGS = {
     "--chunk": (
         "chunk",
         int,
-        "self-play forwards exactly CHUNK rows at a time, so a game's moves do not depend on the games beside it "
-        "(what --cluster needs; a new cluster run takes its share size, --games per worker thread, rounded up to "
-        "a power of 2, at most 64; else one forward of all rows)",
+        "self-play forwards exactly CHUNK rows at a time (1 or a multiple of 4), so a game's moves do not depend on "
+        "the games beside it (what --cluster needs; a new cluster run takes its share size, --games per worker "
+        "thread, rounded up to a power of 2 from 4 to 64; else one forward of all rows)",
     ),
     "--queue": ("queue", int, "N_queue: positions kept for learning (20000, 20000, 50000)"),
     "--epochs": ("epochs", int, "N_epoch: passes over the queue per iteration (1)"),
