@@ -62,17 +62,18 @@ def layout_ratios(game: str, size: str, *, batch: int, batches: int, rounds: int
     slow = PolicyValueNet(fast.arch, channels_last=False)
     slow.load_state_dict(fast.state_dict())
     ratios = {}
+    slow.eval(), fast.eval()
     for b in (1, 30, batch):
         x = torch.randint(0, 2, (b, fast.arch.planes, *fast.arch.board_shape)).float()
         with torch.inference_mode():
-            ratios[f"forward {b}"] = _paired(lambda net, x=x: net.eval()(x), slow, fast, batches, rounds)
+            ratios[f"forward {b}"] = _paired(lambda net, x=x: net(x), slow, fast, batches, rounds)
     x = torch.randint(0, 2, (batch, fast.arch.planes, *fast.arch.board_shape)).float()
     target_pi = torch.softmax(torch.randn(batch, fast.arch.num_actions), 1)
     target_z = torch.rand(batch) * 2 - 1
     optimizers = {id(net): torch.optim.SGD(net.parameters(), lr=0.001, momentum=0.9) for net in (slow, fast)}
+    slow.train(), fast.train()
 
     def step(net):
-        net.train()
         optimizers[id(net)].zero_grad()
         logits, value = net(x)
         loss = F.mse_loss(value, target_z) - (target_pi * F.log_softmax(logits, 1)).sum(1).mean()

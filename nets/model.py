@@ -203,7 +203,7 @@ class PolicyValueNet(nn.Module):
 
     def __init__(self, arch: Arch, channels_last: bool = True):
         """channels_last: the memory format of the body's weights and activations, oneDNN's and cuDNN's fast one
-        for convolutions: at batches 30-256 a forward 1.14-1.35x and a training step 1.26-1.29x as fast as in the
+        for convolutions: at batches 30-256 a forward 1.14-1.42x and a training step 1.05-1.29x as fast as in the
         contiguous format on one core here (`python -m benchmarks.forward --layouts`), the same values to float
         rounding. A bool, not a torch.memory_format: torch.save cannot pickle a module holding one."""
         super().__init__()
