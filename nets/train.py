@@ -84,6 +84,9 @@ ADDED_LATER = {
     "value_mix": 0.0,
     "reuse": 0.0,
 }
+# settings a run may change when it goes on: the learning rate, stepped down as a schedule would, the queue and the
+# momentum kept; every log line records the rate its iteration learned at
+STEPPED = ("lr",)
 
 
 @dataclass(frozen=True)
@@ -329,6 +332,8 @@ class Run:
             self.provenance["init"] = start.meta["provenance"]
         if self.iteration == 0:
             self.best_iteration, self.best_state = 0, _copy_state(self.model)
+        if self.stepped:
+            self._step_settings()
         self._export()
         self.evaluator = NetEvaluator(self.model, device=str(self.device), chunk=self.config.chunk)
 
@@ -360,18 +365,35 @@ class Run:
             except (OSError, ValueError) as e:
                 raise RunError(f"{path} is unreadable ({e}); restore it or start a new run with another --out") from e
             stored = {**ADDED_LATER, **stored}  # a run from before these settings ran without them
-            changed = [f"{k} {stored.get(k)!r} -> {v!r}" for k, v in wanted.items() if stored.get(k) != v]
+            changed = [
+                f"{k} {stored.get(k)!r} -> {v!r}" for k, v in wanted.items() if stored.get(k) != v and k not in STEPPED
+            ]
+            self.stepped = {k: stored[k] for k in STEPPED if stored[k] != wanted[k]}  # the rates it ran at so far
             if changed:
                 raise RunError(
                     f"{self.folder} holds a run with other settings ({'; '.join(changed)}): "
                     f"resume it with the same settings, or train into a new --out"
                 )
             return
+        self.stepped = {}
         if self.folder.exists() and any(not p.name.startswith(".") for p in self.folder.iterdir()):
             raise RunError(f"{self.folder} is not empty and holds no training run (no config.json): use a new --out")
         self.folder.mkdir(parents=True, exist_ok=True)
         text = json.dumps(wanted, indent=1).encode()
         write_atomically(path, lambda f: f.write(text))
+
+    def _step_settings(self) -> None:
+        """Go on with the STEPPED settings given (the optimizer was restored at the old rate); the lines of a log
+        from before the rate was recorded get the rate they ran at, then config.json takes the new one."""
+        for group in self.optimizer.param_groups:
+            group["lr"] = self.config.lr
+        if any("lr" not in r for r in self.history):
+            for r in self.history:
+                r.setdefault("lr", self.stepped["lr"])
+            lines = "".join(json.dumps(r) + "\n" for r in self.history).encode()
+            write_atomically(self.folder / "log.jsonl", lambda f: f.write(lines))
+        text = json.dumps(dataclasses.asdict(self.config), indent=1).encode()
+        write_atomically(self.folder / "config.json", lambda f: f.write(text))
 
     def _resume(self) -> None:
         path = self.folder / "checkpoint.pt"
@@ -543,6 +565,7 @@ class Run:
             "first_wins": stats.first_wins,
             "draws": stats.draws,
             "queue": self.queue.size,
+            "lr": c.lr,
             **{k: round(v, 5) if isinstance(v, float) else v for k, v in losses.items()},
             "self_play_seconds": round(played - start, 3),
             "learn_seconds": round(learned - played, 3),

@@ -618,6 +618,32 @@ def test_a_run_from_before_a_setting_existed_resumes_with_its_default(tmp_path):
         Run(tmp_path / "r", TrainConfig.for_game("connect4", **TINY, cap_fast=4), device="cpu")
 
 
+def test_a_run_goes_on_at_a_new_learning_rate_with_its_queue_and_says_so(tmp_path):
+    """--lr may change when a run goes on (a step-down schedule): the optimizer learns at the new rate (not the one
+    its checkpoint restored), the queue stays, config.json takes the rate, and each log line records its own; lines
+    from before the rate was logged get the rate they ran at; any other setting is still refused."""
+    config = TrainConfig.for_game("connect4", **TINY, lr=0.02)
+    with Run(tmp_path / "r", config, device="cpu") as run:
+        run.step()
+        size = run.queue.size
+    log, blob = tmp_path / "r" / "log.jsonl", _weights(tmp_path / "r")
+    old = [{k: v for k, v in r.items() if k != "lr"} for r in json.loads(blob["history"])]
+    torch.save({**blob, "history": json.dumps(old)}, tmp_path / "r" / "checkpoint.pt")  # from before lines held it
+    log.write_text("".join(json.dumps(r) + "\n" for r in old))
+    lower = TrainConfig.for_game("connect4", **TINY, lr=0.002)
+    with Run(tmp_path / "r", lower, device="cpu") as run:
+        assert run.queue.size == size and run.iteration == 1
+        assert [g["lr"] for g in run.optimizer.param_groups] == [0.002]
+        assert _weights(tmp_path / "r")["optimizer"]["state"]  # momentum restored, not started afresh
+        run.step()
+    assert [json.loads(line)["lr"] for line in log.read_text().splitlines()] == [0.02, 0.002]
+    assert json.loads((tmp_path / "r" / "config.json").read_text())["lr"] == 0.002
+    assert [g["lr"] for g in _weights(tmp_path / "r")["optimizer"]["param_groups"]] == [0.002]
+    with pytest.raises(ValueError, match="momentum 0.9 -> 0.5"):
+        Run(tmp_path / "r", TrainConfig.for_game("connect4", **TINY, lr=0.0002, momentum=0.5), device="cpu")
+    assert json.loads((tmp_path / "r" / "config.json").read_text())["lr"] == 0.002  # a refused run changed nothing
+
+
 @pytest.mark.slow
 def test_yardsticks_and_report(tmp_path):
     assert (

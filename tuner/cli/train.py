@@ -74,7 +74,12 @@ _SETTINGS = {
         "N_epoch passes over the whole queue, so that each position is learnt about REUSE times (0: off, the paper)",
     ),
     "--batch": ("batch", int, "N_batch: positions per mini-batch (2048)"),
-    "--lr": ("lr", float, "SGD learning rate (0.02; Table A1 says 0.2, which killed the small net's value head)"),
+    "--lr": (
+        "lr",
+        float,
+        "SGD learning rate (0.02; Table A1 says 0.2, which killed the small net's value head); a begun run takes a "
+        "new one from its next iteration",
+    ),
     "--momentum": ("momentum", float, "SGD momentum (0.9)"),
     "--weight-decay": ("weight_decay", float, "SGD weight decay (1e-4)"),
     "--seed": ("seed", int, "seeds the initial net and every iteration's games and shuffles (0)"),
@@ -248,9 +253,12 @@ def add_commands(sub) -> None:
         "settings, each overridable. The run folder keeps checkpoints, the replay queue, a log and a\n"
         "report; running the same command again resumes after the last finished iteration, also after\n"
         "a crash or kill. Settings not given are taken from the stored run, and a setting that differs\n"
-        "from it is refused. Every --eval-every iterations the net plays short matches against MCTS1,\n"
-        "Minimax1 and the best net so far (report.md, score.png).",
+        "from it is refused, but for --lr: a run goes on at a new learning rate (stepped down at the end of\n"
+        "training), its queue and momentum kept, each log line recording its rate. Every --eval-every\n"
+        "iterations the net plays short matches against MCTS1, Minimax1 and the best net so far (report.md,\n"
+        "score.png).",
         epilog="examples:\n  sparring train connect4 --out runs/c4 --hours 2\n"
+        "  sparring train connect4 --out runs/c4 --iterations 1200 --lr 0.002   (go on at a lower rate)\n"
         "  sparring train othello6 --out runs/o6 --iterations 100 --device cuda\n"
         "  sparring arena connect4 'az:net=runs/c4/net.pt' mcts1 --games 100",
         formatter_class=RAW,
