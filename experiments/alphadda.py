@@ -16,10 +16,10 @@ per seat with 95% intervals, and the distinct games behind them, beside the pape
 side plays as in the authors' test games, eps 0.2 (TEST_EPS): at eps 0 AlphaDDA and AlphaZero repeat one
 game per seat. --flavour authors plays the tables as the authors' test scripts did (N_h at most 2, MCTS1-4 with
 their code's exploration term; docs/deviations.md), to be read beside the paper like for like.
-Every game of a part plays in one lock-step pool (`tuner.match.play_matches`), so the az agents share
-their forwards; the games played so far are saved in PART-GAME.partial.json every minute, and a run cut off
-goes on from there when started again with the same arguments. Writes experiments/results/alphadda/PART-GAME.json
-(every match, seed, versions, commit), .md and, for strength, .png.
+Every match of a part plays in one lock-step pool (`tuner.match.play_matches`), ten games of each at a time,
+so the az agents share their forwards; the games played so far are saved in PART-GAME.partial.json every minute,
+and a run cut off goes on from there when started again with the same arguments. Writes
+experiments/results/alphadda/PART-GAME.json (every match, seed, versions, commit), .md and, for strength, .png.
 """
 
 import argparse
@@ -50,6 +50,8 @@ OPPONENTS = ["az", "mcts1", "mcts2", "mcts3", "mcts4", "minimax1", "minimax2", "
 ADJUSTERS = {"alphadda1": {}, "alphadda2": {}, "alphadda3": {}, "alphadda1z": {"rth": 0}}  # with extra az keys:
 # AlphaDDA1Z may choose any searched move (rth=0), as its study tuned it
 CHECKPOINT = 60  # seconds between saves of the games played so far
+IN_PLAY = 10  # games of a match in lock-step at once: a long run's games end, and are saved, all through it, not
+# all at its end (8x8 Othello's 5,750 games of Figs. 3-4 at once had 4% done after 1.5 h, all lost at a stop)
 TEST_EPS = 0.2  # the authors' test games: a simulation leaves the root by a random child (Table A1's epsilon)
 # --flavour authors: the tables as the authors' test scripts ran them (docs/deviations.md): their scripts keep the
 # last two positions for the value history (test_dda.py), so N_h is at most AUTHORS_NH, and their MCTS1-4 explore
@@ -182,9 +184,10 @@ def anchors(game: str, which: str) -> dict:
 
 
 def play(game, matches, games, seed, desc, partial=None):
-    """Every (spec_a, spec_b) of `matches`, `games` games each, in one pool; match m seeded (seed, m). With
-    `partial` (a JSON file) the games played so far are saved there every CHECKPOINT seconds, a run of the same
-    matches picks up from it (the games it holds are not played again), and it goes once all are played."""
+    """Every (spec_a, spec_b) of `matches`, `games` games each, in one pool (IN_PLAY of each at once); match m
+    seeded (seed, m). With `partial` (a JSON file) the games played so far are saved there every CHECKPOINT seconds,
+    a run of the same matches picks up from it (the games it holds are not played again), and it goes once all are
+    played."""
     specs = [(a, b, seed + m, games) for m, (a, b) in enumerate(matches)]
     saved = {"matches": [list(s) for s in specs], "games": [[] for _ in specs], "states": [[None, None] for _ in specs]}
     if partial and os.path.exists(partial):
@@ -211,7 +214,7 @@ def play(game, matches, games, seed, desc, partial=None):
 
     with tqdm(total=games * len(matches), desc=desc, unit="game", file=sys.stderr) as bar:
         bar.update(sum(map(len, saved["games"])))
-        play_matches(game, specs, progress=bar, resume=resume, after_game=after_game)
+        play_matches(game, specs, concurrent=IN_PLAY, progress=bar, resume=resume, after_game=after_game)
     if partial and os.path.exists(partial):
         os.remove(partial)
     return [
