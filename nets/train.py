@@ -84,9 +84,6 @@ ADDED_LATER = {
     "value_mix": 0.0,
     "reuse": 0.0,
 }
-# settings a run may change when it goes on: the learning rate, stepped down as a schedule would, the queue and the
-# momentum kept; every log line records the rate its iteration learned at
-STEPPED = ("lr",)
 
 
 @dataclass(frozen=True)
@@ -332,8 +329,8 @@ class Run:
             self.provenance["init"] = start.meta["provenance"]
         if self.iteration == 0:
             self.best_iteration, self.best_state = 0, _copy_state(self.model)
-        if self.stepped:
-            self._step_settings()
+        if self.earlier_lr is not None:
+            self._change_lr()
         self._export()
         self.evaluator = NetEvaluator(self.model, device=str(self.device), chunk=self.config.chunk)
 
@@ -365,35 +362,39 @@ class Run:
             except (OSError, ValueError) as e:
                 raise RunError(f"{path} is unreadable ({e}); restore it or start a new run with another --out") from e
             stored = {**ADDED_LATER, **stored}  # a run from before these settings ran without them
-            changed = [
-                f"{k} {stored.get(k)!r} -> {v!r}" for k, v in wanted.items() if stored.get(k) != v and k not in STEPPED
-            ]
-            self.stepped = {k: stored[k] for k in STEPPED if stored[k] != wanted[k]}  # the rates it ran at so far
+            # the one setting a run may change when it goes on: the learning rate, stepped down as a schedule would
+            changed = [f"{k} {stored.get(k)!r} -> {v!r}" for k, v in wanted.items() if stored.get(k) != v and k != "lr"]
+            self.earlier_lr = stored["lr"] if stored["lr"] != wanted["lr"] else None
             if changed:
                 raise RunError(
                     f"{self.folder} holds a run with other settings ({'; '.join(changed)}): "
                     f"resume it with the same settings, or train into a new --out"
                 )
             return
-        self.stepped = {}
+        self.earlier_lr = None
         if self.folder.exists() and any(not p.name.startswith(".") for p in self.folder.iterdir()):
             raise RunError(f"{self.folder} is not empty and holds no training run (no config.json): use a new --out")
         self.folder.mkdir(parents=True, exist_ok=True)
-        text = json.dumps(wanted, indent=1).encode()
-        write_atomically(path, lambda f: f.write(text))
+        self._write_config()
 
-    def _step_settings(self) -> None:
-        """Go on with the STEPPED settings given (the optimizer was restored at the old rate); the lines of a log
-        from before the rate was recorded get the rate they ran at, then config.json takes the new one."""
+    def _write_config(self) -> None:
+        text = json.dumps(dataclasses.asdict(self.config), indent=1).encode()
+        write_atomically(self.folder / "config.json", lambda f: f.write(text))
+
+    def _write_log(self) -> None:
+        lines = "".join(json.dumps(r) + "\n" for r in self.history).encode()
+        write_atomically(self.folder / "log.jsonl", lambda f: f.write(lines))
+
+    def _change_lr(self) -> None:
+        """Go on at the rate given, the optimizer having restored the earlier one; a log's lines from before each
+        line recorded its rate get the rate they ran at, then config.json takes the new one."""
         for group in self.optimizer.param_groups:
             group["lr"] = self.config.lr
         if any("lr" not in r for r in self.history):
             for r in self.history:
-                r.setdefault("lr", self.stepped["lr"])
-            lines = "".join(json.dumps(r) + "\n" for r in self.history).encode()
-            write_atomically(self.folder / "log.jsonl", lambda f: f.write(lines))
-        text = json.dumps(dataclasses.asdict(self.config), indent=1).encode()
-        write_atomically(self.folder / "config.json", lambda f: f.write(text))
+                r.setdefault("lr", self.earlier_lr)
+            self._write_log()
+        self._write_config()
 
     def _resume(self) -> None:
         path = self.folder / "checkpoint.pt"
@@ -411,8 +412,7 @@ class Run:
             why = " ".join(str(e).split())[:200]
             raise RunError(f"{path} cannot be read ({why}); restore it, or start a new run with another --out") from e
         self.model.eval()
-        lines = "".join(json.dumps(r) + "\n" for r in self.history).encode()
-        write_atomically(self.folder / "log.jsonl", lambda f: f.write(lines))
+        self._write_log()
 
     def _regenerate(self) -> None:
         """Go on without checkpoint.pt: the weights of net.pt, the best net of best.pt, the history of log.jsonl;
