@@ -14,8 +14,9 @@ tables: AlphaDDA1, 2, 3 at the paper's Tables 1-3 and our AlphaDDA1Z play --game
 seat, against AlphaZero, MCTS1-4, Minimax1, Minimax2 and Random: win, loss and draw rates in total and
 per seat with 95% intervals, and the distinct games behind them, beside the paper's Tables 5-13. Every az
 side plays as in the authors' test games, eps 0.2 (TEST_EPS): at eps 0 AlphaDDA and AlphaZero repeat one
-game per seat. --flavour authors plays the tables as the authors' test scripts did (N_h at most 2, MCTS1-4 with
-their code's exploration term; docs/deviations.md), to be read beside the paper like for like.
+game per seat. --flavour authors plays the tables as the authors' test scripts did (N_h at most 2, AlphaDDA2 reading
+its values through its damaged net with P_drop up to 0.99, MCTS1-4 with their code's exploration term;
+docs/deviations.md), to be read beside the paper like for like.
 Every match of a part plays in one lock-step pool (`tuner.match.play_matches`), ten games of each at a time,
 so the az agents share their forwards; the games played so far are saved in PART-GAME.partial.json every minute,
 and a run cut off goes on from there when started again with the same arguments. Writes
@@ -54,9 +55,11 @@ IN_PLAY = 10  # games of a match in lock-step at once: a long run's games end, a
 # all at its end (8x8 Othello's 5,750 games of Figs. 3-4 at once had 4% done after 1.5 h, all lost at a stop)
 TEST_EPS = 0.2  # the authors' test games: a simulation leaves the root by a random child (Table A1's epsilon)
 # --flavour authors: the tables as the authors' test scripts ran them (docs/deviations.md): their scripts keep the
-# last two positions for the value history (test_dda.py), so N_h is at most AUTHORS_NH, and their MCTS1-4 explore
+# last two positions for the value history (test_dda.py), so N_h is at most AUTHORS_NH; their AlphaDDA2 reads that
+# history through its damaged net and clamps P_drop at AUTHORS_P_MAX (AlphaDDA2.py); and their MCTS1-4 explore
 # with 2 ln(N + 1) over the children's visits (classical_MCTS.py; `mcts:uct=code`)
 AUTHORS_NH = 2
+AUTHORS_P_MAX = 0.99
 
 # [AlphaDDA Tables 5-13] as printed: per game and seat, a row per opponent with the win, loss and draw rates
 # of AlphaDDA1, then AlphaDDA2, then AlphaDDA3 (first: AlphaDDA moved first).
@@ -374,6 +377,8 @@ def flavour_keys(flavour: str, game: str, name: str) -> dict:
     text, or the authors' test scripts (AlphaDDA1Z, ours, and the other opponents are the same in both)."""
     if flavour != "authors":
         return {}
+    if name == "alphadda2":
+        return {"nh": min(TABLES[name][game]["nh"], AUTHORS_NH), "history": "damaged", "p_max": AUTHORS_P_MAX}
     if name in TABLES and name != "alphadda1z":
         return {"nh": min(TABLES[name][game]["nh"], AUTHORS_NH)}
     return {"uct": "code"} if name.startswith("mcts") else {}

@@ -42,12 +42,12 @@ from experiments.alphadda import TEST_EPS, az
 from games.rng import derive_seeds
 from nets.shipped import make_evaluator
 from search import perfect
-from search.alphadda import TABLE_2
-from search.evaluator import MAX_DROPOUT, clean_values
+from search.alphadda import P_MAX, TABLE_2
+from search.evaluator import clean_values
 from tuner.agents import make_agent
 from tuner.match.arena import play_game
 
-PROBABILITIES = (0.1, 0.2, 0.4, 0.6, 0.8, 0.9, MAX_DROPOUT)
+PROBABILITIES = (0.1, 0.2, 0.4, 0.6, 0.8, 0.9, P_MAX)
 STAGES = 3  # the game's moves in thirds, by AlphaDDA2's own move count
 
 

@@ -4,8 +4,9 @@ Each adjuster reads, before every search, v̄_n c: the mean over the last N_h tu
 players' turns, fewer at the start) of the clean net's value of the position before that turn, seen
 from the adjuster's own player (eq. 1 times its disc colour c_AlphaDDA). Near +1 the net expects the
 agent to win, near -1 to lose. The values come from the evaluator with dropout off and are kept per
-game (DESIGN section 8: the authors' code carried positions over from one game to the next, and
-AlphaDDA2's took them from its damaged net).
+game (DESIGN section 8: the authors' code carried positions over from one game to the next). AlphaDDA2
+with history=damaged reads them as the authors' code does instead: through its net as its last move
+damaged it, each move afresh.
 
 - AlphaDDA1 (eqs. 2-3): N_sim = ceil(10^(-A_sim (v̄ c + B_sim0))), at most N_max.
 - AlphaDDA2 (eqs. 4-5): dropout probability P_drop = A_drop (v̄ c + P_drop0), clipped to [0, P_max].
@@ -39,10 +40,11 @@ TABLE_1 = {  # AlphaDDA1 [AlphaDDA Table 1]
     "othello6": {"nh": 4, "a_sim": 1.4, "b_sim0": -1.6, "n_max": 200},
     "othello": {"nh": 2, "a_sim": 2.8, "b_sim0": -1.4, "n_max": 400},
 }
-TABLE_2 = {  # AlphaDDA2 [AlphaDDA Table 2]; P_max = 0.95 for every game
-    "connect4": {"nh": 1, "a_drop": 10.0, "p_drop0": -0.2, "p_max": 0.95},
-    "othello6": {"nh": 4, "a_drop": 5.0, "p_drop0": -0.5, "p_max": 0.95},
-    "othello": {"nh": 4, "a_drop": 20.0, "p_drop0": -0.9, "p_max": 0.95},
+P_MAX = 0.95  # AlphaDDA2's largest dropout probability, every game [AlphaDDA §3.3]
+TABLE_2 = {  # AlphaDDA2 [AlphaDDA Table 2]
+    "connect4": {"nh": 1, "a_drop": 10.0, "p_drop0": -0.2, "p_max": P_MAX},
+    "othello6": {"nh": 4, "a_drop": 5.0, "p_drop0": -0.5, "p_max": P_MAX},
+    "othello": {"nh": 4, "a_drop": 20.0, "p_drop0": -0.9, "p_max": P_MAX},
 }
 TABLE_3 = {  # AlphaDDA3 [AlphaDDA Table 3]
     "connect4": {"nh": 5, "c": 1.25},
@@ -139,9 +141,12 @@ class ValueAdjuster(StrengthAdjuster):
         self.mean = 0.0  # v̄ c at the last search
 
     def pending(self, state) -> list[tuple[int, object]]:
-        """The positions whose clean values v̄ c at `state` still lacks, as (ply, position), oldest first: the
-        last N_h positions before a turn, the current one included. A `state` of another game starts the
-        history afresh."""
+        """The positions whose clean values v̄ c at `state` still lacks, for the az agents to learn beforehand."""
+        return self.missing(state)
+
+    def missing(self, state) -> list[tuple[int, object]]:
+        """The positions whose values v̄ c at `state` still lacks, as (ply, position), oldest first: the last N_h
+        positions before a turn, the current one included. A `state` of another game starts the history afresh."""
         history = state.history()
         if history[: len(self.history)] != self.history:  # another game: start its history afresh
             self.new_game()
@@ -154,17 +159,21 @@ class ValueAdjuster(StrengthAdjuster):
             out.append((ply, replay.clone()))
         return out
 
+    def read(self, positions: list) -> np.ndarray:
+        """The values of `positions` (each from its player to move's view) that v̄ c averages: the clean net's."""
+        return clean_values(self.evaluator, self.batch, positions)
+
     def learn(self, ply: int, position, value: float) -> None:
         """The clean net's `value` of `position`, reached at ply `ply`, from the view of its player to move."""
         self.values[ply] = (1.0 if position.current_player() == 0 else -1.0) * value
 
     def mean_value(self, state) -> float:
-        """v̄ c at `state`: the mean of the clean values of the last N_h positions before a turn, the
-        current one included, each from the view of the player to move in `state`. Values not yet learnt
-        are evaluated here, undamaged (the az agents learn them beforehand, all games in one forward)."""
-        missing = self.pending(state)
+        """v̄ c at `state`: the mean of the values of the last N_h positions before a turn, the current one
+        included, each from the view of the player to move in `state`. Values not yet learnt are read here
+        (the az agents learn the clean ones beforehand, all games in one forward)."""
+        missing = self.missing(state)
         if missing:
-            values = clean_values(self.evaluator, self.batch, [position for _, position in missing])
+            values = self.read([position for _, position in missing])
             for (ply, position), value in zip(missing, values):
                 self.learn(ply, position, float(value))
         history = state.history()
@@ -188,19 +197,52 @@ class AlphaDDA1(ValueAdjuster):
 
 
 class AlphaDDA2(ValueAdjuster):
-    """AlphaDDA2: the dropout probability of the net's heads follows the value [AlphaDDA eqs. 4-5]; the
-    value itself comes from the undamaged net, as the paper says."""
+    """AlphaDDA2: the dropout probability of the net's heads follows the value [AlphaDDA eqs. 4-5].
 
+    history="clean": the value comes from the undamaged net, as the paper says. history="damaged": as the
+    authors' test scripts ran it, each move reads its window afresh through the net at the P_drop its last move
+    set (fresh draws, from this adjuster's own stream, seeded by `seed`; 0 at a game's first move, where theirs
+    kept the last game's), so a damaged, noisy value decides the next P_drop.
+    """
+
+    HISTORIES = ("clean", "damaged")
     TUNABLE = {**ValueAdjuster.TUNABLE, "a_drop": "a_drop", "p_drop0": "p_drop0"}
 
-    def __init__(self, game, evaluator, *, nh, a_drop, p_drop0, p_max):
+    def __init__(self, game, evaluator, *, nh, a_drop, p_drop0, p_max, history="clean", seed=0):
         if not 0.0 <= p_max <= MAX_DROPOUT:
-            raise ValueError(f"P_max is a dropout probability in [0, {MAX_DROPOUT}] (the paper's), got {p_max}")
+            raise ValueError(f"P_max is a dropout probability in [0, {MAX_DROPOUT}] (the paper's {P_MAX}), got {p_max}")
+        if history not in self.HISTORIES:
+            raise ValueError(
+                f"history is {' or '.join(self.HISTORIES)} (the net that reads the values), got {history!r}"
+            )
         super().__init__(game, evaluator, nh)
         self.a_drop, self.p_drop0, self.p_max = float(a_drop), float(p_drop0), float(p_max)
+        self.damaged, self.rng = history == "damaged", np.random.default_rng(seed)
+
+    def new_game(self):
+        super().new_game()
+        self.p = 0.0  # the P_drop in force: the last move's
+
+    def pending(self, state):
+        return [] if self.damaged else super().pending(state)  # damaged values are its own to read
+
+    def mean_value(self, state) -> float:
+        if self.damaged:
+            self.values = {}  # every move reads its whole window again, as the net now is
+        return super().mean_value(state)
+
+    def read(self, positions: list) -> np.ndarray:
+        if not self.damaged:
+            return super().read(positions)
+        keys = self.rng.integers(0, 2**63, size=len(positions), dtype=np.uint64)
+        for row, (position, key) in enumerate(zip(positions, keys)):
+            self.batch.put(row, position, dropout=self.p, key=int(key))
+        self.evaluator.evaluate(self.batch, len(positions))
+        return self.batch.values[: len(positions)].copy()
 
     def before_search(self, state):
-        return Knobs(dropout=p_drop(self.mean_value(state), self.a_drop, self.p_drop0, self.p_max))
+        self.p = p_drop(self.mean_value(state), self.a_drop, self.p_drop0, self.p_max)
+        return Knobs(dropout=self.p)
 
 
 @kernel(inline="always")

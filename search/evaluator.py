@@ -34,7 +34,8 @@ import games
 from games.jit import kernel
 from games.kernels import copy_into, random_playout
 
-MAX_DROPOUT = 0.95  # P_max [AlphaDDA §3.3]: the largest dropout probability of a row (nets.model refuses more)
+MAX_DROPOUT = 0.99  # the largest dropout probability of a row (nets.model refuses more): the authors' code clamps
+# AlphaDDA2 there; the paper's P_max is 0.95 [AlphaDDA §3.3] (search.alphadda.P_MAX)
 
 
 BatchArrays = namedtuple("BatchArrays", ["states", "planes", "legal", "dropout", "keys", "priors", "values"])

@@ -102,7 +102,7 @@ def test_it_learns_between_games_exactly_when_its_entry_says_so_and_reset_forget
 def test_a_dda_key_without_its_adjuster_and_two_adjusters_are_one_line_errors():
     with pytest.raises(ValueError, match="a_sim set AlphaDDA's adjustment"):
         make_agent(C4, "az:net=uniform,a_sim=2")
-    with pytest.raises(ValueError, match="dda=alphadda2 takes nh, a_drop, p_drop0, p_max, not a_sim"):
+    with pytest.raises(ValueError, match="dda=alphadda2 takes nh, a_drop, p_drop0, p_max, history, not a_sim"):
         make_agent(C4, "az:net=uniform,dda=alphadda2,a_sim=2")
     with pytest.raises(ValueError, match="both adjust strength"):
         make_agent(C4, "az:net=uniform,dda=alphadda1,dsa=inter")

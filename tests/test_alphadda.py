@@ -152,6 +152,54 @@ def test_alphadda2_value_stays_undamaged_after_a_damaged_search():
     assert agent.dropout == pytest.approx(0.6)
 
 
+def test_alphadda2_as_the_authors_ran_it_reads_its_value_through_the_last_moves_damage():
+    """history=damaged (AlphaDDA2.py: Store_outcome predicts with the dropout net at the P_drop of the last move):
+    the damaged forwards answer -0.9, so the second move sees -0.9 and plays clean, the third clean again."""
+    net = TwoFaced(scale=0.1)
+    adjuster = AlphaDDA2(C4, net, nh=1, a_drop=1.0, p_drop0=-0.2, p_max=0.95, history="damaged", seed=1)
+    agent = AZAgent(C4, 0, PUCT(C4, net, seed=0), 0, simulations=10, adjuster=adjuster)
+    played = []
+    for moves in ([0, 0, 1, 1, 2, 2], [0, 0, 1, 1, 2, 2, 6, 6], [0, 0, 1, 1, 2, 2, 6, 6, 5, 5]):
+        agent.select_action(play(moves))
+        played.append(agent.dropout)
+    # clean 0.6 read at P_drop 0: 0.4; then -0.9 read at 0.4: 0; then clean 1.0 read at 0: 0.8 (clean: 0.4, 0.6, 0.8)
+    assert played == pytest.approx([0.4, 0.0, 0.8])
+    agent.select_action(play([0, 0, 1, 1]))  # another game: read clean again (P_drop 0), not at 0.8 (-0.9: 0)
+    assert agent.dropout == pytest.approx(0.2)
+
+
+class KeyRecorder(StoneCounter):
+    """StoneCounter that also records, for each row with dropout, its dropout and key."""
+
+    def __init__(self, scale=0.01):
+        super().__init__(scale)
+        self.draws = []
+
+    def evaluate(self, batch, n):
+        super().evaluate(batch, n)
+        self.draws.extend((float(p), int(k)) for p, k in zip(batch.dropout[:n], batch.keys[:n]) if p > 0)
+
+
+def test_alphadda2_damaged_rereads_its_whole_window_with_fresh_draws_from_its_own_seed():
+    """N_h 2: at each move both positions of the window are read again at the P_drop in force, each with a key of
+    its own; the same seed draws the same keys, another seed others. The values alternate in sign (0.1 a stone for
+    the player to move), so v̄ c is 0.05 at every ply here and P_drop 1 (0.05 + 0.3) = 0.35."""
+
+    def readings(seed):
+        net = KeyRecorder(scale=0.1)
+        adjuster = AlphaDDA2(C4, net, nh=2, a_drop=1.0, p_drop0=0.3, p_max=0.95, history="damaged", seed=seed)
+        adjuster.before_search(play([0, 0, 1, 1, 2, 2]))  # plies 5 and 6, read at P_drop 0
+        assert net.draws == [] and adjuster.p == pytest.approx(0.35)
+        adjuster.before_search(play([0, 0, 1, 1, 2, 2, 6, 6]))  # plies 7 and 8, both at 0.35
+        adjuster.before_search(play([0, 0, 1, 1, 2, 2, 6, 6, 6]))  # ply 8 again and ply 9
+        assert [p for p, _ in net.draws] == pytest.approx([0.35] * 4)
+        return [k for _, k in net.draws]
+
+    keys = readings(1)
+    assert len(set(keys)) == 4  # ply 8 read twice, with other draws each time
+    assert readings(1) == keys and readings(2) != keys
+
+
 @pytest.mark.parametrize("moves", [[0, 0, 1, 1, 2, 2, 6], [0, 0, 1, 1, 2]])
 def test_the_second_player_reads_the_value_from_its_own_side(moves):
     """With player 1 to move, StoneCounter's value (0.1 a stone) is already player 1's view: v̄ c = 0.7 or 0.5,
@@ -267,11 +315,13 @@ def test_an_agent_refuses_a_forest_of_another_rule_or_an_adjuster_reading_anothe
     "spec, message",
     [
         ("az:a_sim=2", "add dda=alphadda1"),
-        ("az:dda=alphadda2,a_sim=2", "takes nh, a_drop, p_drop0, p_max, not a_sim"),
+        ("az:dda=alphadda2,a_sim=2", "takes nh, a_drop, p_drop0, p_max, history, not a_sim"),
+        ("az:dda=alphadda1,history=damaged", "takes nh, a_sim, b_sim0, n_max, not history"),
+        ("az:dda=alphadda2,history=noisy", "clean, damaged"),
         ("az:dda=alphadda1,dsa=inter", "choose one"),
         ("az:dda=alphadda1,time=1", "drop time="),
-        ("az:dda=alphadda2,p_max=0.99", "from 0 to 0.95"),  # the net refuses more: fail before a match starts
-        ("az:dropout=0.96", "from 0 to 0.95"),
+        ("az:dda=alphadda2,p_max=0.995", "from 0 to 0.99"),  # the net refuses more: fail before a match starts
+        ("az:dropout=0.995", "from 0 to 0.99"),
         ("az:dda=alphadda3,reuse=yes", "drop reuse=yes"),
     ],
 )
@@ -285,6 +335,7 @@ def test_games_without_paper_settings_need_every_key():
     with pytest.raises(ValueError, match="no alphadda1 settings for breakthrough to default to: give nh, a_sim"):
         check_spec(bt, "az:dda=alphadda1,net=uniform")
     check_spec(bt, "az:dda=alphadda3,net=uniform,nh=2,c=1")
+    check_spec(bt, "az:dda=alphadda2,net=uniform,nh=2,a_drop=5,p_drop0=-0.5,p_max=0.95")  # history: clean
     check_spec(games.load("othello6"), "az:dda=alphadda1z,net=uniform")  # every paper game has defaults
 
 

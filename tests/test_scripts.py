@@ -157,8 +157,9 @@ def test_an_alphadda_run_cut_off_goes_on_from_the_games_it_saved(tmp_path, monke
 
 
 def test_alphadda_tables_as_the_authors_ran_them(monkeypatch):
-    """--flavour authors: N_h capped at 2 (Tables 1-3 give Connect4 3, 1 and 5) and MCTS1-4 with the code's UCT;
-    the paper flavour keeps the tables' points and plain MCTS1-4."""
+    """--flavour authors: N_h capped at 2 (Tables 1-3 give Connect4 3, 1 and 5), AlphaDDA2 reading through its
+    damaged net up to 0.99, and MCTS1-4 with the code's UCT; the paper flavour keeps the tables' points and plain
+    MCTS1-4."""
     import argparse
 
     import experiments.alphadda as ex
@@ -172,8 +173,10 @@ def test_alphadda_tables_as_the_authors_ran_them(monkeypatch):
         if flavour == "authors":
             assert nh == {"alphadda1": ["nh=2"], "alphadda2": ["nh=1"], "alphadda3": ["nh=2"], "alphadda1z": []}
             assert [specs[f"mcts{i}"] for i in range(1, 5)] == [f"mcts{i}:uct=code" for i in range(1, 5)]
+            assert specs["alphadda2"].endswith(",history=damaged,p_max=0.99")  # AlphaDDA2.py's reading and clamp
         else:
             assert all(v == [] for v in nh.values()) and specs["mcts3"] == "mcts3"
+            assert "history" not in specs["alphadda2"] and "p_max" not in specs["alphadda2"]
         assert specs["minimax1"] == "minimax1" and "uct" not in specs["az"]
 
 

@@ -29,7 +29,7 @@ SELECTORS = ("dsa", "dda")  # the agent keys that name an adjuster; "none" is no
 
 @dataclass(frozen=True)
 class AdjusterKind:
-    """One strength adjuster: `selector=name` in a spec builds it with `build(game, options, evaluator)`.
+    """One strength adjuster: `selector=name` in a spec builds it with `build(game, options, evaluator, seed)`.
 
     `keys` are the spec keys it reads (defined in DSA_KEYS or DDA_KEYS); a key left out (None) takes the
     game's row of `tables` (AlphaDDA Tables 1-3) where it has one. `learns_between_games(options)` says
@@ -37,7 +37,8 @@ class AdjusterKind:
     `rule` is the search rule it needs (None: the agent's own), and `conflicts` are the agent's keys it sets
     itself, each with why, which a spec must leave at their defaults. `space(game, options)` gives, for each
     setting a DDA tuner may set (the class's TUNABLE), its Param, whose default is the setting the spec builds;
-    `tune` names those a tuner sets when the spec does not say (`dda_tune=`).
+    `tune` names those a tuner sets when the spec does not say (`dda_tune=`); `defaults` are the settings of every
+    game beneath its row of `tables`.
     """
 
     name: str
@@ -51,6 +52,7 @@ class AdjusterKind:
     conflicts: tuple[tuple[str, str], ...] = ()
     space: Callable[..., dict] = lambda game, options: {}
     tune: tuple[str, ...] = ()
+    defaults: dict = field(default_factory=dict)
 
 
 DSA_KEYS = {
@@ -81,6 +83,12 @@ DDA_KEYS = {
     "a_drop": Key(number(), None, "AlphaDDA2: A_drop of eq. 4"),
     "p_drop0": Key(number(-math.inf), None, "AlphaDDA2: P_drop0 of eq. 4 (negative: Table 2)"),
     "p_max": Key(number(0, MAX_DROPOUT), None, "AlphaDDA2: the largest dropout probability (the paper: 0.95)"),
+    "history": Key(
+        choice(*AlphaDDA2.HISTORIES),
+        None,
+        "AlphaDDA2: the net that reads the value history: clean (the paper) or damaged (the authors' code: the net "
+        "at the last move's P_drop)",
+    ),
     "c": Key(number(), None, "AlphaDDA3: the exploration constant C of eq. 6"),
     "z_a": Key(number(), None, "AlphaDDA1Z: softmax index z = z_a (z_0 - mean value) of the move choice"),
     "z_0": Key(
@@ -136,20 +144,20 @@ def _aim(o) -> float:
     return 1.0 - o["dda_target"]
 
 
-def _inter(game, o, evaluator=None) -> InterGame:
+def _inter(game, o, evaluator=None, seed=0) -> InterGame:
     return InterGame(o["dz"] or 0.375, o["dz_decay"], o["dz_min"], start_z(o), _floor(o), o["dz_reheat"], _aim(o))
 
 
-def _intra(game, o, evaluator=None, dz=None) -> IntraGame:
+def _intra(game, o, evaluator=None, seed=0, dz=None) -> IntraGame:
     moves = o["dsa_moves"] or game.intra_moves
     return IntraGame(dz or o["dz"] or 0.1, o["dsa_eps"], moves, start_z(o), _floor(o), _aim(o))
 
 
-def _both(game, o, evaluator=None) -> InterIntra:
+def _both(game, o, evaluator=None, seed=0) -> InterIntra:
     return InterIntra(_inter(game, o), _intra(game, o, dz=0.1))  # dz= is inter's; intra keeps the paper's 0.1
 
 
-def _level(game, o, evaluator=None) -> Level:
+def _level(game, o, evaluator=None, seed=0) -> Level:
     return Level(start_z(o), _floor(o))
 
 
@@ -203,10 +211,16 @@ def _dda_space(name):
 def _alphadda(cls, name):
     """The builder of AlphaDDA adjuster `cls`: its settings from the spec, else the game's table row."""
 
-    def build(game, o, evaluator) -> StrengthAdjuster:
+    def build(game, o, evaluator, seed=0) -> StrengthAdjuster:
         return cls(game, evaluator, **dda_settings(ADJUSTERS[name], game, o))
 
     return build
+
+
+def _alphadda2(game, o, evaluator, seed=0) -> AlphaDDA2:
+    """AlphaDDA2, seeded: read through its damaged net (history=damaged), its values draw (a stream of their own,
+    34: the issue that made it)."""
+    return AlphaDDA2(game, evaluator, **dda_settings(ADJUSTERS["alphadda2"], game, o), seed=derive_seeds(seed, 34)[0])
 
 
 _SETS_SIMULATIONS = ("time", "sets the number of simulations")
@@ -266,12 +280,13 @@ ADJUSTERS = {
             "alphadda2",
             "dda",
             "AlphaDDA2: the net's dropout follows its value (eqs. 4-5, Table 2)",
-            ("nh", "a_drop", "p_drop0", "p_max"),
-            _alphadda(AlphaDDA2, "alphadda2"),
+            ("nh", "a_drop", "p_drop0", "p_max", "history"),
+            _alphadda2,
             TABLES["alphadda2"],
             conflicts=(("dropout", "sets the dropout probability"),),
             space=_dda_space("alphadda2"),
             tune=("nh", "a_drop", "p_drop0"),
+            defaults={"history": "clean"},
         ),
         AdjusterKind(
             "alphadda3",
@@ -322,7 +337,7 @@ def dda_settings(kind: AdjusterKind, game, options: dict) -> dict:
         raise ValueError(
             f"dda={kind.name} takes {', '.join(kind.keys)}, not {', '.join(sorted(given - set(kind.keys)))}"
         )
-    table = kind.tables.get(game.name, {})
+    table = {**kind.defaults, **kind.tables.get(game.name, {})}
     missing = [k for k in kind.keys if options[k] is None and k not in table]
     if missing:
         raise ValueError(f"no {kind.name} settings for {game.name} to default to: give {', '.join(missing)}")
@@ -400,10 +415,10 @@ def build(kind: AdjusterKind, game, options: dict, evaluator, seed: int) -> Stre
     """The adjuster a spec names, wrapped in its on-line DDA tuner if it names one (one strategy per seat,
     seeded from the agent's seed)."""
     if options.get("dda_tuner", "none") == "none":
-        return kind.build(game, options, evaluator)
+        return kind.build(game, options, evaluator, seed)
     space, strategy = tuner_space(kind, game, options), options["dda_tuner"]
     steps_off = {step: 0.0 for name, step in STEPPED.items() if name in space.names and step in kind.keys}
-    inner = kind.build(game, {**options, **steps_off}, evaluator)
+    inner = kind.build(game, {**options, **steps_off}, evaluator, seed)
     per_game = options["dda_per"] == "game"
     base = {"budget": LSI_GAMES * (1 if per_game else game.own_moves)} if strategy == "lsi" else {}
 
