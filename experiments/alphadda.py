@@ -434,12 +434,13 @@ def in_sum(out: dict, game: str) -> list[str]:
             ref = paper.get(adjuster, {}).get(opponent)  # win, loss, draw
             score = row["total"]["score"]
             ours += BAND[0] <= score <= BAND[1]
-            if ref is None:
-                cells.append(f"{score:.2f}")
+            if ref is None:  # three decimals, exact for 100 games (steps of 0.005) and the paper's W + D/2 (rates
+                # of 0.01): 0.345 shows as outside the band, not as 0.35
+                cells.append(f"{score:.3f}")
                 continue
             paper_score = ref[0] + ref[2] / 2
             theirs += BAND[0] <= paper_score <= BAND[1]
-            cells.append(f"{score:.2f} ({paper_score:.2f})")
+            cells.append(f"{score:.3f} ({paper_score:.3f})")
         count = f"{ours} of {len(opponents)}" + (f" ({theirs})" if adjuster in paper else "")
         lines.append(f"| {adjuster} | {' | '.join(cells)} | {count} |")
     return [*lines, ""]

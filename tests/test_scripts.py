@@ -366,8 +366,10 @@ def test_the_tables_sum_counts_scores_within_the_band_ours_and_the_paper_s():
         )
     ]
     lines = in_sum({"rows": rows}, "connect4")
-    assert "| alphadda1 | 0.66 (0.46) | 0.35 (0.98) | 1 of 2 (1) |" in lines
-    assert "| alphadda1z | 0.50 | 0.70 | 1 of 2 |" in lines
+    assert "| alphadda1 | 0.660 (0.460) | 0.350 (0.980) | 1 of 2 (1) |" in lines
+    assert "| alphadda1z | 0.500 | 0.700 | 1 of 2 |" in lines
+    rows[0]["total"]["score"] = 0.345  # just outside, and shown so (two decimals would print 0.35, as if inside)
+    assert "| alphadda1 | 0.345 (0.460) | 0.350 (0.980) | 1 of 2 (1) |" in in_sum({"rows": rows}, "connect4")
 
 
 def test_the_paper_findings_read_our_numbers():
