@@ -97,3 +97,15 @@ def test_sa_mcts_paper_tables_average_to_the_printed_overall_rows():
         for j, average in enumerate(averages):
             if average is not None:
                 assert np.mean([row[j][0] for row in rows]) == pytest.approx(average, abs=0.07), (part, j)
+
+
+def test_table_a1_network_input_and_kernels():
+    """Table A1's T = 1 (one position: the mover's discs, the opponent's and the colour, 2T + 1 planes), kernel size 3
+    in the stem and every residual block, 256 filters and 3, 3, 5 blocks in the paper-size nets."""
+    from nets import build
+
+    for game, blocks in zip(GAMES, (3, 3, 5)):
+        net = build(game, "paper")
+        assert net.arch.planes == 2 * 1 + 1 and net.arch.filters == 256 and len(net.blocks) == blocks, game
+        convs = [net.stem[0], *(conv for block in net.blocks for conv in (block.conv1, block.conv2))]
+        assert {conv.kernel_size for conv in convs} == {(3, 3)}, game
