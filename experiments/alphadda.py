@@ -15,8 +15,8 @@ seat, against AlphaZero, MCTS1-4, Minimax1, Minimax2 and Random: win, loss and d
 per seat with 95% intervals, and the distinct games behind them, beside the paper's Tables 5-13. Every az
 side plays as in the authors' test games, eps 0.2 (TEST_EPS): at eps 0 AlphaDDA and AlphaZero repeat one
 game per seat. --flavour authors plays the tables as the authors' test scripts did (N_h at most 2, AlphaDDA2 reading
-its values through its damaged net with P_drop up to 0.99, MCTS1-4 with their code's exploration term;
-docs/deviations.md), to be read beside the paper like for like.
+its values through its damaged net with P_drop up to 0.99, MCTS1-4 with their code's exploration term, their
+Minimax1-2; docs/deviations.md), to be read beside the paper like for like.
 Every match of a part plays in one lock-step pool (`tuner.match.play_matches`), ten games of each at a time,
 so the az agents share their forwards; the games played so far are saved in PART-GAME.partial.json every minute,
 and a run cut off goes on from there when started again with the same arguments. Writes
@@ -56,8 +56,9 @@ IN_PLAY = 10  # games of a match in lock-step at once: a long run's games end, a
 TEST_EPS = 0.2  # the authors' test games: a simulation leaves the root by a random child (Table A1's epsilon)
 # --flavour authors: the tables as the authors' test scripts ran them (docs/deviations.md): their scripts keep the
 # last two positions for the value history (test_dda.py), so N_h is at most AUTHORS_NH; their AlphaDDA2 reads that
-# history through its damaged net and clamps P_drop at AUTHORS_P_MAX (AlphaDDA2.py); and their MCTS1-4 explore
-# with 2 ln(N + 1) over the children's visits (classical_MCTS.py; `mcts:uct=code`)
+# history through its damaged net and clamps P_drop at AUTHORS_P_MAX (AlphaDDA2.py); their MCTS1-4 explore
+# with 2 ln(N + 1) over the children's visits (classical_MCTS.py; `mcts:uct=code`); and their Minimax1-2 score a
+# root child by its worst leaf, on Connect4 over their own weights (minimax.py; `minimax:tree=code`)
 AUTHORS_NH = 2
 AUTHORS_P_MAX = 0.99
 
@@ -381,6 +382,8 @@ def flavour_keys(flavour: str, game: str, name: str) -> dict:
         return {"nh": min(TABLES[name][game]["nh"], AUTHORS_NH), "history": "damaged", "p_max": AUTHORS_P_MAX}
     if name in TABLES and name != "alphadda1z":
         return {"nh": min(TABLES[name][game]["nh"], AUTHORS_NH)}
+    if name.startswith("minimax"):
+        return {"tree": "code"}
     return {"uct": "code"} if name.startswith("mcts") else {}
 
 

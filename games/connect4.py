@@ -128,10 +128,33 @@ def minimax_eval(s, weights, player):
     return total
 
 
-# Minimax1 and Minimax2 [AlphaDDA App. 4]: R = 100 and R = 2
+@kernel
+def minimax_eval_code(s, weights, player):
+    """The authors' Connect4 evaluation (their minimax.py and minimax2.py) from `player`'s view, weights = [two,
+    three, won]: every maximal run of exactly two or exactly three same-colour discs in a line scores its weight (a
+    run of three holds no run of two), the player's discs minus the opponent's; a won game scores `won`."""
+    if status_terminal(s):
+        w = status_winner(s)
+        return 0.0 if w < 0 else (weights[2] if w == player else -weights[2])
+    total = 0.0
+    for p in range(2):
+        b = s[p]
+        runs = 0.0
+        for d in LINE_SHIFTS:
+            pair = b & ~(b << d) & (b >> d)  # a run's first two discs: the one before it is not the player's
+            runs += weights[0] * np.float64(popcount(pair & ~(b >> (d + d))))
+            runs += weights[1] * np.float64(popcount(pair & (b >> (d + d)) & ~(b >> (d + d + d))))
+        total += runs if p == player else -runs
+    return total
+
+
+# Minimax1 and Minimax2 [AlphaDDA App. 4]: R = 100 and R = 2; as the authors' code scores them (`tree=code`): two
+# and three discs 100 and 10,000 (Minimax1) or 100 and 200 (Minimax2), a won game 1,000,000 for both
 EVALUATIONS = {
     "minimax1": Evaluation(minimax_eval, np.array([100.0])),
     "minimax2": Evaluation(minimax_eval, np.array([2.0])),
+    "minimax1_code": Evaluation(minimax_eval_code, np.array([100.0, 10_000.0, 1_000_000.0])),
+    "minimax2_code": Evaluation(minimax_eval_code, np.array([100.0, 200.0, 1_000_000.0])),
 }
 
 KERNELS = GameKernels(

@@ -181,19 +181,29 @@ class MCTSAgent(SearchAgent):
 
 class MinimaxAgent(Agent):
     """Alpha-beta minimax to `depth` over one of the game's evaluations (`evaluation`, e.g. AlphaDDA's Minimax1 /
-    Minimax2 [AlphaDDA App. 4]), deeper where the game counts `endgame` or fewer empty squares as its end."""
+    Minimax2 [AlphaDDA App. 4]), deeper where the game counts `endgame` or fewer empty squares as its end.
+    tree="code" plays the authors' minimax instead (`search.minimax.worst_leaf`), over their evaluation where the
+    game has one of its own (`evaluation + "_code"`: Connect4's)."""
 
-    def __init__(self, game, seed, *, depth, evaluation, endgame):
+    TREES = ("negamax", "code")
+
+    def __init__(self, game, seed, *, depth, evaluation, endgame, tree="negamax"):
         super().__init__(game, seed)
         two_players_only(game, "minimax plays")
-        self.evaluation = game.evaluations[evaluation]
+        if tree not in self.TREES:
+            raise ValueError(f"tree is {' or '.join(self.TREES)}, got {tree!r}")
+        self.code = tree == "code"
+        code = f"{evaluation}_code"
+        self.evaluation = game.evaluations[code if self.code and code in game.evaluations else evaluation]
         self.depth, self.endgame = depth, endgame
 
     def select_action(self, state):
         g = self.game
         depth = g.search_depth(state.array, self.depth, self.endgame)
         e = self.evaluation
-        return int(minimax_action(g.kernels, e.evaluate, e.weights, state.array, depth, g.max_legal, self.rng))
+        return int(
+            minimax_action(g.kernels, e.evaluate, e.weights, state.array, depth, g.max_legal, self.rng, self.code)
+        )
 
 
 class AgentGroup:

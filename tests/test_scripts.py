@@ -177,7 +177,8 @@ def test_alphadda_tables_as_the_authors_ran_them(monkeypatch):
         else:
             assert all(v == [] for v in nh.values()) and specs["mcts3"] == "mcts3"
             assert "history" not in specs["alphadda2"] and "p_max" not in specs["alphadda2"]
-        assert specs["minimax1"] == "minimax1" and "uct" not in specs["az"]
+        assert specs["minimax1"] == ("minimax1:tree=code" if flavour == "authors" else "minimax1")
+        assert "uct" not in specs["az"]
 
 
 def test_dropout_records_the_seat_and_the_p_drop_of_table_2_at_each_alphadda2_move():

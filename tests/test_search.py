@@ -239,6 +239,74 @@ def test_connect4_evaluation_by_hand():
     assert evaluate(state.array, weights, 1) == -(2 * 100 + 100**2 - 100)
 
 
+def test_connect4_evaluation_as_the_authors_code_scores_it_by_hand():
+    """Their minimax.py / minimax2.py: maximal runs only, 100 and 10,000 (Minimax1) or 100 and 200 (Minimax2) per
+    run of two and three, a won game 1,000,000."""
+    state = play([0, 6, 1, 6, 2])  # player 0: 0-1-2 on the bottom row, one run of three; player 1: a pair in 6
+    for name, three in (("minimax1_code", 10_000), ("minimax2_code", 200)):
+        e = C4.evaluations[name]
+        assert e.evaluate(state.array, e.weights, 0) == three - 100  # the paper's reading: 2 R + R^2 - R
+        assert e.evaluate(state.array, e.weights, 1) == 100 - three
+    gap = play([0, 6, 1, 5, 3, 6, 6])  # player 0: 0-1 and 3 on the bottom row, a disc on top of column 6
+    e = C4.evaluations["minimax2_code"]
+    # player 0: one pair (0-1), its lone discs nothing; player 1 (5 and 6 on the bottom row, 6 above its 6): three
+    # pairs, down column 6, along the bottom row and up the diagonal from 5
+    assert e.evaluate(gap.array, e.weights, 0) == 100 - 3 * 100
+    won = play([0, 6, 1, 6, 2, 6, 3])
+    assert e.evaluate(won.array, e.weights, 0) == 1_000_000 and e.evaluate(won.array, e.weights, 1) == -1_000_000
+
+
+def brute_worst_leaf(state, depth, player, evaluate, weights):
+    """The authors' value of a root child: the least of `player`'s evaluations of the leaves below."""
+    if depth == 0 or state.is_terminal():
+        return evaluate(state.array, weights, player)
+    values = []
+    for a in state.legal_actions():
+        child = state.clone()
+        child.apply_action(a)
+        values.append(brute_worst_leaf(child, depth - 1, player, evaluate, weights))
+    return min(values)
+
+
+@pytest.mark.parametrize(
+    "name, spec, evaluation", [("connect4", "minimax2", "minimax2_code"), ("othello6", "minimax1", "minimax1")]
+)
+def test_the_authors_minimax_plays_the_child_with_the_best_worst_leaf(name, spec, evaluation):
+    """tree=code: each root child scores the worst of its leaves two plies below (their minimax.py); the agent plays
+    the best of those, which in some of these positions is not negamax's move."""
+    game = games.load(name)
+    e = game.evaluations[evaluation]
+    rnd, differs = random.Random(1), 0
+    for _ in range(12):
+        state = game.new_initial_state()
+        for _ in range(rnd.randrange(2, 14)):
+            if not state.is_terminal():
+                state.apply_action(rnd.choice(state.legal_actions()))
+        if state.is_terminal():
+            continue
+        player, values = state.current_player(), {}
+        for a in state.legal_actions():
+            child = state.clone()
+            child.apply_action(a)
+            values[a] = brute_worst_leaf(child, 2, player, e.evaluate, e.weights)
+        best = [a for a, v in values.items() if v == max(values.values())]
+        code = make_agent(game, f"{spec}:tree=code", seed=0).select_action(state)
+        assert code in best
+        if len(best) == 1:
+            differs += make_agent(game, spec, seed=0).select_action(state) != code
+    assert differs > 0
+
+
+@pytest.mark.parametrize("spec", ["minimax1:tree=code", "minimax2:tree=code"])
+def test_the_authors_minimax_wins_in_one_and_blocks_a_loss_in_one(spec):
+    """Their won game scores 1,000,000 for Minimax2 too, which the text's R^3 = 8 does not."""
+    win = play([0, 6, 1, 6, 2, 5])
+    block = play([6, 0, 6, 1, 5, 2])
+    for seed in range(3):
+        assert make_agent(C4, spec, seed=seed).select_action(win) == 3
+        assert make_agent(C4, spec, seed=seed).select_action(block) == 3
+
+
 def test_othello_evaluation_by_hand():
     game = games.load("othello")
     evaluate, weights = game.evaluations["minimax1"].evaluate, game.evaluations["minimax1"].weights

@@ -108,6 +108,11 @@ _MINIMAX_KEYS = {
     "depth": Key(number(1, integer=True), 3, "search depth in plies"),
     "eval": Key(choice("minimax1", "minimax2"), "minimax1", "AlphaDDA's evaluation: minimax1 or minimax2"),
     "endgame": Key(number(0, integer=True), 6, "Othello: search to the end with this many empty squares or fewer"),
+    "tree": Key(
+        choice(*MinimaxAgent.TREES),
+        "negamax",
+        "negamax, or code: the authors' minimax (a root child scores its worst leaf; Connect4: their evaluation)",
+    ),
 }
 
 
@@ -274,7 +279,7 @@ def _check_perfect(game, o):
 
 
 def _make_minimax(game, seed, o):
-    return MinimaxAgent(game, seed, depth=o["depth"], evaluation=o["eval"], endgame=o["endgame"])
+    return MinimaxAgent(game, seed, depth=o["depth"], evaluation=o["eval"], endgame=o["endgame"], tree=o["tree"])
 
 
 def _check_minimax(game, o):
