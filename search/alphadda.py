@@ -164,7 +164,8 @@ class ValueAdjuster(StrengthAdjuster):
         return clean_values(self.evaluator, self.batch, positions)
 
     def learn(self, ply: int, position, value: float) -> None:
-        """The clean net's `value` of `position`, reached at ply `ply`, from the view of its player to move."""
+        """The net's `value` of `position` (clean, or as AlphaDDA2's damaged history read it), reached at ply `ply`,
+        from the view of its player to move."""
         self.values[ply] = (1.0 if position.current_player() == 0 else -1.0) * value
 
     def mean_value(self, state) -> float:
