@@ -215,18 +215,23 @@ def brute_negamax(state, depth, evaluate, weights):
     return best
 
 
-@pytest.mark.parametrize("name, variant, depth", [("connect4", 1, 3), ("connect4", 2, 3), ("othello6", 1, 3)])
-def test_minimax_agrees_with_brute_force_negamax(name, variant, depth):
-    game = games.load(name)
-    evaluate, weights = game.evaluations[f"minimax{variant}"].evaluate, game.evaluations[f"minimax{variant}"].weights
-    rnd = random.Random(0)
-    for _ in range(8):
+def random_positions(game, seed, tries):
+    """The unfinished positions among `tries` games of 2-13 random moves (seeded), for the brute-force checks."""
+    rnd = random.Random(seed)
+    for _ in range(tries):
         state = game.new_initial_state()
         for _ in range(rnd.randrange(2, 14)):
             if not state.is_terminal():
                 state.apply_action(rnd.choice(state.legal_actions()))
-        if state.is_terminal():
-            continue
+        if not state.is_terminal():
+            yield state
+
+
+@pytest.mark.parametrize("name, variant, depth", [("connect4", 1, 3), ("connect4", 2, 3), ("othello6", 1, 3)])
+def test_minimax_agrees_with_brute_force_negamax(name, variant, depth):
+    game = games.load(name)
+    evaluate, weights = game.evaluations[f"minimax{variant}"].evaluate, game.evaluations[f"minimax{variant}"].weights
+    for state in random_positions(game, 0, 8):
         fast = negamax(game.kernels, evaluate, weights, state.array, depth, -np.inf, np.inf, game.max_legal)
         assert fast == pytest.approx(brute_negamax(state, depth, evaluate, weights))
 
@@ -276,14 +281,8 @@ def test_the_authors_minimax_plays_the_child_with_the_best_worst_leaf(name, spec
     the best of those, which in some of these positions is not negamax's move."""
     game = games.load(name)
     e = game.evaluations[evaluation]
-    rnd, differs = random.Random(1), 0
-    for _ in range(12):
-        state = game.new_initial_state()
-        for _ in range(rnd.randrange(2, 14)):
-            if not state.is_terminal():
-                state.apply_action(rnd.choice(state.legal_actions()))
-        if state.is_terminal():
-            continue
+    differs = 0
+    for state in random_positions(game, 1, 12):
         player, values = state.current_player(), {}
         for a in state.legal_actions():
             child = state.clone()
