@@ -378,10 +378,9 @@ def flavour_keys(flavour: str, game: str, name: str) -> dict:
     text, or the authors' test scripts (AlphaDDA1Z, ours, and the other opponents are the same in both)."""
     if flavour != "authors":
         return {}
-    if name == "alphadda2":
-        return {"nh": min(TABLES[name][game]["nh"], AUTHORS_NH), "history": "damaged", "p_max": AUTHORS_P_MAX}
     if name in TABLES and name != "alphadda1z":
-        return {"nh": min(TABLES[name][game]["nh"], AUTHORS_NH)}
+        damaged = {"history": "damaged", "p_max": AUTHORS_P_MAX} if name == "alphadda2" else {}
+        return {"nh": min(TABLES[name][game]["nh"], AUTHORS_NH), **damaged}
     if name.startswith("minimax"):
         return {"tree": "code"}
     return {"uct": "code"} if name.startswith("mcts") else {}
