@@ -38,7 +38,7 @@ from search.alphadda import TABLE_1Z, TABLES
 from tuner.match import GameResult, MatchResult, Resume, play_matches
 from tuner.match.ratings import bradley_terry
 from tuner.match.stats import format_interval
-from tuner.provenance import environment
+from tuner.provenance import commit, environment
 
 OUT = "experiments/results/alphadda"
 SWEEPS = {  # Figs. 3A, 3B and 4: the az key each varies and its values
@@ -189,9 +189,9 @@ def anchors(game: str, which: str) -> dict:
 
 def play(game, matches, games, seed, desc, partial=None):
     """Every (spec_a, spec_b) of `matches`, `games` games each, in one pool (IN_PLAY of each at once); match m
-    seeded (seed, m). With `partial` (a JSON file) the games played so far are saved there every CHECKPOINT seconds,
-    a run of the same matches picks up from it (the games it holds are not played again), and it goes once all are
-    played."""
+    seeded (seed, m), and the runs that played them ({commit, seconds, games} each). With `partial` (a JSON file) the
+    games played so far are saved there every CHECKPOINT seconds, a run of the same matches picks up from it (the
+    games it holds are not played again), and it goes once all are played."""
     specs = [(a, b, seed + m, games) for m, (a, b) in enumerate(matches)]
     saved = {"matches": [list(s) for s in specs], "games": [[] for _ in specs], "states": [[None, None] for _ in specs]}
     if partial and os.path.exists(partial):
@@ -199,17 +199,21 @@ def play(game, matches, games, seed, desc, partial=None):
             earlier = json.load(f)
         if earlier["matches"] == saved["matches"]:
             saved = earlier
+    before = sum(map(len, saved["games"]))
+    runs = saved.setdefault("runs", [{"commit": None, "seconds": None, "games": before}] if before else [])
+    runs.append({"commit": commit(), "seconds": 0.0, "games": 0})  # a partial from before runs were kept: unknown
     resume = [
         Resume(frozenset(g["index"] for g in done), tuple(states))
         for done, states in zip(saved["games"], saved["states"])
     ]
-    clock = time.time()
+    start = clock = time.time()
 
     def after_game(m, result, states):
         nonlocal clock
         saved["games"][m].append(asdict(result))
         if states is not None:
             saved["states"][m] = list(states)
+        runs[-1].update(seconds=time.time() - start, games=runs[-1]["games"] + 1)
         if partial and time.time() - clock >= CHECKPOINT:
             clock = time.time()
             with open(partial + ".tmp", "w") as f:
@@ -221,10 +225,12 @@ def play(game, matches, games, seed, desc, partial=None):
         play_matches(game, specs, concurrent=IN_PLAY, progress=bar, resume=resume, after_game=after_game)
     if partial and os.path.exists(partial):
         os.remove(partial)
-    return [
+    runs[-1]["seconds"] = time.time() - start
+    results = [
         MatchResult.of_games(game, a, b, s, [GameResult(**g) for g in done])
         for (a, b, s, _), done in zip(specs, saved["games"])
     ]
+    return results, runs
 
 
 def strength(args) -> dict:
@@ -232,7 +238,7 @@ def strength(args) -> dict:
     sweeps = {key: values[:1] if args.quick else values for key, values in SWEEPS.items()}
     variants = [(key, value, az(args.game, **{key: value})) for key, values in sweeps.items() for value in values]
     matches = [(spec, opponent_spec(args.game, o)) for _, _, spec in variants for o in RATED]
-    results = play(args.game, matches, args.games, args.seed, f"Figs. 3-4 on {args.game}", args.partial)
+    results, runs = play(args.game, matches, args.games, args.seed, f"Figs. 3-4 on {args.game}", args.partial)
     rows = []
     for v, (key, value, spec) in enumerate(variants):
         mine = results[v * len(RATED) : (v + 1) * len(RATED)]
@@ -248,7 +254,7 @@ def strength(args) -> dict:
             }
         )
     source = "the paper's Table 4" if args.anchors == "paper" else "our Table 4 analogue"
-    return {"anchors": rated, "anchors_from": source, "rows": rows}
+    return {"anchors": rated, "anchors_from": source, "rows": rows, "runs": runs}
 
 
 def rate(matches, rated: dict):
@@ -401,13 +407,20 @@ def tables(args) -> dict:
         (az(args.game, dda=a, eps=TEST_EPS, **ADJUSTERS[a], **flavour_keys(args.flavour, args.game, a)), opponent(o))
         for a, o in pairs
     ]
-    results = play(args.game, matches, args.games, args.seed, f"Tables 5-13 on {args.game}", args.partial)
+    results, runs = play(args.game, matches, args.games, args.seed, f"Tables 5-13 on {args.game}", args.partial)
     rows = [
         {"adjuster": a, "opponent": o, **m.to_dict(), "distinct": distinct_games(m)}
         for (a, o), m in zip(pairs, results)
     ]
     specs = {name: spec for pair, match in zip(pairs, matches) for name, spec in zip(pair, match)}
-    return {"eps": TEST_EPS, "alphadda1z": TABLE_1Z[args.game], "flavour": args.flavour, "specs": specs, "rows": rows}
+    return {
+        "eps": TEST_EPS,
+        "alphadda1z": TABLE_1Z[args.game],
+        "flavour": args.flavour,
+        "specs": specs,
+        "rows": rows,
+        "runs": runs,
+    }
 
 
 def rates(record: dict) -> str:
@@ -470,10 +483,16 @@ def tables_report(out: dict, game: str) -> str:
         *in_sum(out, game),
     ]
     if out.get("flavour") == "authors":
+        specs = out["specs"]
+        ways = ["N_h at most 2", "MCTS1-4 exploring with 2 ln(N + 1) over the children's visits"]
+        if "history=damaged" in specs["alphadda2"]:  # pages of earlier commits played without these two
+            ways.insert(1, "AlphaDDA2 reading its values through its damaged net (P_drop up to 0.99)")
+        if "tree=code" in specs["minimax1"]:
+            ways.append("Minimax1-2 scoring a move by its worst leaf, as their code does")
         lines[4:4] = [
-            "As the authors' test scripts ran them (`--flavour authors`): N_h at most 2 and MCTS1-4 exploring with "
-            "2 ln(N + 1) over the children's visits. Specs: "
-            + "; ".join(f"{name} `{spec}`" for name, spec in out["specs"].items() if name in TABLES or "uct" in spec)
+            f"As the authors' test scripts ran them (`--flavour authors`): {', '.join(ways[:-1])} and {ways[-1]}. "
+            "Specs: "
+            + "; ".join(f"{name} `{spec}`" for name, spec in specs.items() if ":" in spec and name != "az")
             + ".",
             "",
         ]
@@ -532,21 +551,33 @@ def main() -> None:
         args.games = 2 if args.quick else args.games or (50 if args.part == "strength" else 100)
         os.makedirs(args.out, exist_ok=True)
         args.partial = f"{stem}.partial.json"  # the games so far: a run cut off goes on from them
-        start, env = time.time(), environment(args.seed)  # the commit that runs, not the one at the end
+        env = environment(args.seed)  # the commit that runs, not the one at the end
         out = strength(args) if args.part == "strength" else tables(args)
-        out.update(game=args.game, games_per_match=args.games, seconds=time.time() - start, environment=env)
+        out.update(game=args.game, games_per_match=args.games, environment=env)
+        out["seconds"] = sum(r["seconds"] or 0 for r in out["runs"])
         with open(f"{stem}.json", "w") as f:
             json.dump(out, f, indent=1)
     report = strength_report(out, args.game) if args.part == "strength" else tables_report(out, args.game)
-    report += (
-        f"\n{out['games_per_match']} games per match, seed {out['environment']['seed']}, "
-        f"{out['seconds'] / 60:.0f} min, commit {out['environment']['commit']}.\n"
-    )
+    report += f"\n{out['games_per_match']} games per match, seed {out['environment']['seed']}, {played_by(out)}.\n"
     with open(f"{stem}.md", "w") as f:
         f.write(report)
     if args.part == "strength":
         strength_plot(out, args.game, f"{stem}.png")
     print(report)
+
+
+def played_by(out: dict) -> str:
+    """How long the games took and at which commits: every run, where a cut-off run was started again."""
+    runs = out.get("runs") or [{"commit": out["environment"]["commit"], "seconds": out["seconds"], "games": None}]
+    if len(runs) == 1:
+        return f"{runs[0]['seconds'] / 60:.0f} min, commit {runs[0]['commit']}"
+    each = [
+        f"{r['games']} games at {r['commit']}, {r['seconds'] / 60:.0f} min"
+        if r["commit"]
+        else f"{r['games']} games before runs were recorded"
+        for r in runs
+    ]
+    return f"{len(runs)} runs: " + "; ".join(each)
 
 
 if __name__ == "__main__":

@@ -128,20 +128,24 @@ def test_script_runs_at_a_tiny_budget(module, args, tmp_path):
 
 def test_an_alphadda_run_cut_off_goes_on_from_the_games_it_saved(tmp_path, monkeypatch):
     """A run that saved two games of its first match plays only the rest, and its matches are an uninterrupted
-    run's, game for game; a partial file of other matches is not used; the file goes at the end."""
+    run's, game for game; the runs it returns count the saved games apart (their time unknown: the file kept no
+    runs) or as the file recorded them from its own; a partial file of other matches is not used; the file goes at
+    the end."""
     import json
 
     import experiments.alphadda as ex
 
     matches = [("mcts:simulations=5", "random"), ("random", "mcts:simulations=5")]
-    whole = [m.to_dict(with_games=True) for m in ex.play("connect4", matches, 4, 0, "whole")]
+    results, runs = ex.play("connect4", matches, 4, 0, "whole")
+    whole = [m.to_dict(with_games=True) for m in results]
+    assert [r["games"] for r in runs] == [8] and runs[0]["seconds"] > 0
     partial = tmp_path / "tables.partial.json"
     saved = {
         "matches": [[a, b, m, 4] for m, (a, b) in enumerate(matches)],
         "games": [whole[0]["games"][:2], []],
         "states": [[None, None], [None, None]],
     }
-    resumed, played = [], []
+    resumed, played, counted = [], [], []
     real = ex.play_matches
 
     def spy(*args, resume, **kwargs):
@@ -149,11 +153,28 @@ def test_an_alphadda_run_cut_off_goes_on_from_the_games_it_saved(tmp_path, monke
         return real(*args, resume=resume, **kwargs)
 
     monkeypatch.setattr(ex, "play_matches", spy)
-    for matches_saved in (saved["matches"], [["random", "random", 0, 4]] * 2):
-        partial.write_text(json.dumps({**saved, "matches": matches_saved}))
-        resumed.append([m.to_dict(with_games=True) for m in ex.play("connect4", matches, 4, 0, "go on", str(partial))])
+    earlier = [{"commit": "abc1234", "seconds": 5.0, "games": 2}]
+    for file in (saved, {**saved, "runs": earlier}, {**saved, "matches": [["random", "random", 0, 4]] * 2}):
+        partial.write_text(json.dumps(file))
+        results, runs = ex.play("connect4", matches, 4, 0, "go on", str(partial))
+        resumed.append([m.to_dict(with_games=True) for m in results])
+        counted.append([(r["commit"] if r is not runs[-1] else "this run", r["games"]) for r in runs])
         assert not partial.exists()
-    assert played == [[[0, 1], []], [[], []]] and resumed == [whole, whole]
+    assert played == [[[0, 1], []], [[0, 1], []], [[], []]] and resumed == [whole, whole, whole]
+    assert counted == [[(None, 2), ("this run", 6)], [("abc1234", 2), ("this run", 6)], [("this run", 8)]]
+
+
+def test_an_alphadda_page_counts_the_time_of_every_run_that_played_it():
+    import experiments.alphadda as ex
+
+    env = {"commit": "abc1234"}
+    one = {"runs": [{"commit": "abc1234", "seconds": 5400.0, "games": 800}], "seconds": 5400.0, "environment": env}
+    cut = [{"commit": None, "seconds": None, "games": 1245}, {"commit": "def5678", "seconds": 3600.0, "games": 955}]
+    assert ex.played_by(one) == "90 min, commit abc1234"
+    assert ex.played_by({**one, "runs": cut}) == (
+        "2 runs: 1245 games before runs were recorded; 955 games at def5678, 60 min"
+    )
+    assert ex.played_by({"seconds": 60.0, "environment": env}) == "1 min, commit abc1234"  # a page of before runs
 
 
 def test_alphadda_tables_as_the_authors_ran_them(monkeypatch):
@@ -164,7 +185,7 @@ def test_alphadda_tables_as_the_authors_ran_them(monkeypatch):
 
     import experiments.alphadda as ex
 
-    monkeypatch.setattr(ex, "play", lambda *args: [])  # the specs only, no games
+    monkeypatch.setattr(ex, "play", lambda *args: ([], []))  # the specs only, no games
     for flavour in ("authors", "paper"):
         specs = ex.tables(
             argparse.Namespace(game="connect4", quick=False, flavour=flavour, games=2, seed=0, partial=None)
@@ -179,6 +200,24 @@ def test_alphadda_tables_as_the_authors_ran_them(monkeypatch):
             assert "history" not in specs["alphadda2"] and "p_max" not in specs["alphadda2"]
         assert specs["minimax1"] == ("minimax1:tree=code" if flavour == "authors" else "minimax1")
         assert "uct" not in specs["az"]
+
+
+def test_alphadda_authors_page_says_how_its_own_run_played():
+    """The authors' flavour gained AlphaDDA2's damaged reading and their Minimax after its connect4-v1 page was
+    played: each page names, and lists the spec of, what its own run played and nothing it did not."""
+    import json
+
+    import experiments.alphadda as ex
+
+    def flavour_line(name):
+        with open(f"experiments/results/alphadda/{name}.json") as f:
+            page = ex.tables_report(json.load(f), "connect4")
+        return next(line for line in page.splitlines() if line.startswith("As the authors'"))
+
+    now, before = flavour_line("tables-connect4-authors"), flavour_line("tables-connect4-authors-v1")
+    assert "damaged net" in now and "worst leaf" in now and "minimax2 `minimax2:tree=code`" in now
+    assert "damaged" not in before and "worst leaf" not in before and "minimax" not in before
+    assert "mcts4 `mcts4:uct=code`" in now and "mcts4 `mcts4:uct=code`" in before and "az `" not in now
 
 
 def test_dropout_records_the_seat_and_the_p_drop_of_table_2_at_each_alphadda2_move():
