@@ -200,8 +200,9 @@ def play(game, matches, games, seed, desc, partial=None):
         if earlier["matches"] == saved["matches"]:
             saved = earlier
     before = sum(map(len, saved["games"]))
-    runs = saved.setdefault("runs", [{"commit": None, "seconds": None, "games": before}] if before else [])
-    runs.append({"commit": commit(), "seconds": 0.0, "games": 0})  # a partial from before runs were kept: unknown
+    unknown = [{"commit": None, "seconds": None, "games": before}] if before else []  # a partial that kept no runs
+    runs = saved.setdefault("runs", unknown)
+    runs.append({"commit": commit(), "seconds": 0.0, "games": 0})
     resume = [
         Resume(frozenset(g["index"] for g in done), tuple(states))
         for done, states in zip(saved["games"], saved["states"])
