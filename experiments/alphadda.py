@@ -19,7 +19,7 @@ its values through its damaged net with P_drop up to 0.99, MCTS1-4 with their co
 Minimax1-2; docs/deviations.md), to be read beside the paper like for like.
 Every match of a part plays in one lock-step pool (`tuner.match.play_matches`), ten games of each at a time,
 so the az agents share their forwards; the games played so far are saved in PART-GAME.partial.json every minute,
-and a run cut off goes on from there when started again with the same arguments. Writes
+and a run cut off goes on from there when started again with the same arguments (and the same nets). Writes
 experiments/results/alphadda/PART-GAME.json (every match, seed, versions, commit), .md and, for strength, .png.
 """
 
@@ -35,6 +35,7 @@ from tqdm import tqdm
 from experiments.alphazero_elo import TABLE_4
 from nets.train import TABLE_A1
 from search.alphadda import TABLE_1Z, TABLES
+from tuner.agents import changed_net, nets_of
 from tuner.match import GameResult, MatchResult, Resume, play_matches
 from tuner.match.ratings import bradley_terry
 from tuner.match.stats import format_interval
@@ -190,14 +191,25 @@ def anchors(game: str, which: str) -> dict:
 def play(game, matches, games, seed, desc, partial=None):
     """Every (spec_a, spec_b) of `matches`, `games` games each, in one pool (IN_PLAY of each at once); match m
     seeded (seed, m), and the runs that played them ({commit, seconds, games} each). With `partial` (a JSON file) the
-    games played so far are saved there every CHECKPOINT seconds, a run of the same matches picks up from it (the
-    games it holds are not played again), and it goes once all are played."""
+    games played so far are saved there every CHECKPOINT seconds, a run of the same matches with the same nets picks
+    up from it (the games it holds are not played again; a net shipped since under the same name would mix two nets'
+    games, and starts over), and it goes once all are played."""
     specs = [(a, b, seed + m, games) for m, (a, b) in enumerate(matches)]
-    saved = {"matches": [list(s) for s in specs], "games": [[] for _ in specs], "states": [[None, None] for _ in specs]}
+    nets = nets_of(game, {spec for pair in matches for spec in pair})
+    saved = {
+        "matches": [list(s) for s in specs],
+        "nets": nets,
+        "games": [[] for _ in specs],
+        "states": [[None, None] for _ in specs],
+    }
     if partial and os.path.exists(partial):
         with open(partial) as f:
             earlier = json.load(f)
-        if earlier["matches"] == saved["matches"]:
+        if earlier["matches"] != saved["matches"]:
+            print(f"{partial} holds other matches: starting them afresh", file=sys.stderr)
+        elif changed_net(earlier.setdefault("nets", nets), nets):  # a file from before nets were kept: as now
+            print(f"{partial} played other nets under these names: starting afresh", file=sys.stderr)
+        else:
             saved = earlier
     before = sum(map(len, saved["games"]))
     unknown = [{"commit": None, "seconds": None, "games": before}] if before else []  # a partial that kept no runs

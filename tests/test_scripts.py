@@ -164,6 +164,41 @@ def test_an_alphadda_run_cut_off_goes_on_from_the_games_it_saved(tmp_path, monke
     assert counted == [[(None, 2), ("this run", 6)], [("abc1234", 2), ("this run", 6)], [("this run", 8)]]
 
 
+def test_an_alphadda_run_goes_on_only_from_games_of_the_same_nets(tmp_path, monkeypatch):
+    """A partial file whose games played another file under the net's name (a better net shipped since) is not
+    gone on from: its games would mix two nets in one table. One that played this file is."""
+    import json
+
+    import experiments.alphadda as ex
+    from tuner.agents import nets_of
+
+    matches = [("az:net=connect4,simulations=2", "random")]
+    (results,), _ = ex.play("connect4", matches, 2, 0, "whole")
+    digest = nets_of("connect4", ["az:net=connect4"])["connect4"]
+    played = []
+    real = ex.play_matches
+
+    def spy(*args, resume, **kwargs):
+        played.append(sorted(resume[0].done))
+        return real(*args, resume=resume, **kwargs)
+
+    monkeypatch.setattr(ex, "play_matches", spy)
+    partial = tmp_path / "tables.partial.json"
+    for nets in ({"connect4": "0" * 12}, {"connect4": digest}):
+        partial.write_text(
+            json.dumps(
+                {
+                    "matches": [[*matches[0], 0, 2]],
+                    "nets": nets,
+                    "games": [results.to_dict(with_games=True)["games"][:1]],
+                    "states": [[None, None]],
+                }
+            )
+        )
+        ex.play("connect4", matches, 2, 0, "go on", str(partial))
+    assert played == [[], [0]]
+
+
 def test_an_alphadda_page_counts_the_time_of_every_run_that_played_it():
     import experiments.alphadda as ex
 
