@@ -43,11 +43,10 @@ SETTINGS = (
 )
 
 
-# the rows of `terms`: the current point's 1-tuple term of each parameter (0 if unsampled), 1 if it was sampled, and
-# the sum of the terms before it, in order; a neighbour that differs from the current point in parameter i takes the
-# sum before i, adds its own term and the terms after i in order, and gets every bit its own sum would (adding 0 for
-# an unsampled term changes no sum)
-TERM, SAMPLED, BEFORE = range(3)
+# the rows of `terms`: the current point's 1-tuple term of each parameter (0 if unsampled) and 1 if it was sampled; a
+# neighbour that differs from the current point in one parameter sums them with its own term there, in order, and
+# gets every bit its own sum would (adding 0 for an unsampled term changes no sum)
+TERM, SAMPLED = range(2)
 
 
 @structref.register
@@ -64,7 +63,7 @@ FIELDS = (
         ("started", types.boolean),  # the first point has been drawn
         ("current", INT1),  # [d] the point evaluated next
         ("candidate", INT1),  # [d] the best neighbour so far (scratch of update)
-        ("terms", FLOAT2),  # [3, d] the current point's 1-tuple terms (scratch of update, rows TERM, SAMPLED, BEFORE)
+        ("terms", FLOAT2),  # [2, d] the current point's 1-tuple terms (scratch of update, rows TERM and SAMPLED)
     ]
 )
 
@@ -87,7 +86,7 @@ def new_state(state_type, stats, ucb, c, neighbours, current, candidate, terms):
 def make_state(space, settings) -> tuple:
     arrays = stats_arrays(space, ucb=True, seen=True)
     d = len(space)
-    arrays.update(current=np.zeros(d, dtype=np.int64), candidate=np.zeros(d, dtype=np.int64), terms=np.zeros((3, d)))
+    arrays.update(current=np.zeros(d, dtype=np.int64), candidate=np.zeros(d, dtype=np.int64), terms=np.zeros((2, d)))
     st = new_state(
         state_type(NTBEAState, FIELDS, arrays),
         stats_args(arrays),
@@ -122,15 +121,13 @@ def update(st, x, reward, rng):
     record_ucb(st, x, reward)
     width = st.c * math.sqrt(math.log(st.total))  # every tuple's table holds N = total samples
     d = x.shape[0]
-    here, before, told = 0, 0.0, 0.0  # the current point's code, its terms' running sum, its sampled 1-tuples
+    here = 0  # the current point's code
     for j in range(d):
         v = st.current[j]
         x[j] = v
         sampled = st.value_n[j, v] > 0.0
-        term = st.value_m[j, v] + width * st.value_r[j, v] if sampled else 0.0
-        st.terms[TERM, j], st.terms[SAMPLED, j], st.terms[BEFORE, j] = term, 1.0 if sampled else 0.0, before
-        before += term
-        told += 1.0 if sampled else 0.0
+        st.terms[TERM, j] = st.value_m[j, v] + width * st.value_r[j, v] if sampled else 0.0
+        st.terms[SAMPLED, j] = 1.0 if sampled else 0.0
         here += v * st.strides[j]
     best, ties, pick, value = -np.inf, 0, -1, 0  # the best neighbour: the current point with x[pick] = value
     for _ in range(st.neighbours):  # x is the current point here
@@ -155,10 +152,10 @@ def update(st, x, reward, rng):
         else:
             n, term = st.value_n[i, v], st.value_m[i, v] + width * st.value_r[i, v]
             term, sampled = (term, 1.0) if n > 0.0 else (0.0, 0.0)
-            total = st.terms[BEFORE, i] + term
-            for j in range(i + 1, d):
-                total += st.terms[TERM, j]
-            count = told - st.terms[SAMPLED, i] + sampled  # whole numbers: exact in any order
+            total, count = 0.0, 0.0
+            for j in range(d):
+                total += term if j == i else st.terms[TERM, j]
+                count += sampled if j == i else st.terms[SAMPLED, j]
             c = here + (v - st.current[i]) * st.strides[i]
         if d > 1 and maybe_told(st, c):
             t = find(st, c)  # a combination never rewarded: an empty slot, whose n is 0
