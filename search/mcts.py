@@ -216,20 +216,11 @@ def descend(g, w, n_open, formula, use_mast, use_amaf):
     return depth
 
 
-@kernel
-def simulate(g, w):
-    """One simulation of the walk `w` (see `new_walk`): select and expand in the tree, play out, back up each
-    player's own score (max^n: a node's value is the score of the player who moved into it), left in w.ret.
-    w.params [P, 6]: each player's search-control parameters, used wherever that player is to move. Called, not
-    inlined: a call counts nothing (its arguments are borrowed, `games.jit.BorrowingLowering`), and when a strategy's
-    steps were still inlined, numba 0.68.1 lost the walk's writes to the tree with this inlined beside them
-    (run_tuned_simulations; tests/test_search.py guards it)."""
-    n_open = w.settings[N_OPEN]
-    formula = w.settings[FORMULA]
-    use_mast = w.settings[USE_MAST] == 1
-    use_amaf = w.settings[USE_AMAF] == 1
-    s, legal = w.s, w.legal  # held for the whole simulation: read once, not at every move of the playout
-    depth = descend(g, w, n_open, formula, use_mast, use_amaf)
+@kernel(inline="always")
+def play_on(g, w, depth, use_mast, use_amaf):
+    """The playout: from the walk's leaf (its `depth` moves in the tree) to the end of the game, each player's
+    moves drawn by its own epsilon-greedy MAST policy (uniform without MAST); returns the simulation's moves."""
+    s, legal = w.s, w.legal  # held for the whole playout: read once, not at every move
     n_moves = depth
     if not use_mast and not use_amaf:  # nothing reads the playout's moves: uniform, as policy_index draws them
         play_out(g, s, legal, w.rng)
@@ -241,7 +232,14 @@ def simulate(g, w):
         w.moves[n_moves] = a
         w.players[n_moves] = mover
         n_moves += 1
-    g.returns(s, w.ret)
+    return n_moves
+
+
+@kernel(inline="always")
+def back_up(g, w, depth, n_moves, use_mast, use_amaf):
+    """The backup: each player's score at the end into w.ret, each node on the path credited with the score of
+    the player who moved into it (max^n), and the MAST and GRAVE (AMAF) statistics of the simulation's moves."""
+    g.returns(w.s, w.ret)
     w.visits[w.path[0]] += 1.0
     for d in range(1, depth + 1):
         w.visits[w.path[d]] += 1.0
@@ -258,6 +256,23 @@ def simulate(g, w):
             for j in range(d, n_moves):
                 w.amaf_visits[row, w.players[j], w.moves[j]] += 1.0
                 w.amaf_value[row, w.players[j], w.moves[j]] += w.ret[w.players[j]]
+
+
+@kernel
+def simulate(g, w):
+    """One simulation of the walk `w` (see `new_walk`): select and expand in the tree, play out, back up each
+    player's own score (max^n: a node's value is the score of the player who moved into it), left in w.ret.
+    w.params [P, 6]: each player's search-control parameters, used wherever that player is to move. Called, not
+    inlined: a call counts nothing (its arguments are borrowed, `games.jit.BorrowingLowering`), and when a strategy's
+    steps were still inlined, numba 0.68.1 lost the walk's writes to the tree with this inlined beside them
+    (run_tuned_simulations; tests/test_search.py guards it)."""
+    n_open = w.settings[N_OPEN]
+    formula = w.settings[FORMULA]
+    use_mast = w.settings[USE_MAST] == 1
+    use_amaf = w.settings[USE_AMAF] == 1
+    depth = descend(g, w, n_open, formula, use_mast, use_amaf)
+    n_moves = play_on(g, w, depth, use_mast, use_amaf)
+    back_up(g, w, depth, n_moves, use_mast, use_amaf)
 
 
 @structref.register
