@@ -36,14 +36,20 @@ def openspiel_state(name: str, history):
     return reference
 
 
-def position(name: str, plies: int, seed: int):
-    """Our state after `plies` seeded random moves, and the same OpenSpiel state."""
+def our_position(name: str, plies: int, seed: int):
+    """Our state after `plies` seeded random moves (the benchmarks' start and mid-game positions)."""
     import games
 
     state = games.load(name).new_initial_state()
     rnd = random.Random(seed)
     for _ in range(plies):
         state.apply_action(rnd.choice(state.legal_actions()))
+    return state
+
+
+def position(name: str, plies: int, seed: int):
+    """Our state after `plies` seeded random moves, and the same OpenSpiel state."""
+    state = our_position(name, plies, seed)
     return state, openspiel_state(name, state.history())
 
 

@@ -109,6 +109,7 @@ SCRIPTS = [
         + ["--out", "{tmp}"],
     ),
     ("benchmarks.outside", ["--simulations", "20", "--rounds", "1", "--json", "{tmp}/outside.json"]),
+    ("benchmarks.phases", ["--simulations", "50", "--rounds", "1", "--json", "{tmp}/phases.json"]),
     (
         "benchmarks.samplers",
         ["--seeds", "2", "--trials", "50", "--problems", "mixed", "--samplers", "ntbea,lsi,tpe", "--retime", "1"]
@@ -124,6 +125,30 @@ def test_script_runs_at_a_tiny_budget(module, args, tmp_path):
     proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=900)  # one torch thread: conftest
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert any(tmp_path.iterdir()), "the script wrote nothing"
+
+
+@pytest.mark.parametrize("spec", ["mcts", "ap", "sp:tuner=ntbea,tune=C+eps"])
+def test_the_phase_profile_times_the_search_itself(spec):
+    """benchmarks.phases's timed loop grows the very tree the search grows (same seed, same visits and values at
+    the root, through a growth of the tree), and every phase it times takes time."""
+    import games
+    from benchmarks.phases import timed_search
+    from search.tree import root_statistics
+    from tuner.agents import make_agent
+
+    game = games.load("connect4")
+    state = game.new_initial_state()
+    state.apply_action(3)
+    plain, timed = make_agent(game, spec, seed=5), make_agent(game, spec, seed=5)
+    plain.new_game(1)
+    timed.new_game(1)
+    plain.search.search(state, simulations=10000)
+    ticks, depths, opened, _ = timed_search(timed.search, state, 10000)
+    for ours, theirs in zip(root_statistics(timed.search.tree), root_statistics(plain.search.tree)):
+        np.testing.assert_array_equal(ours, theirs)
+    assert timed.search.tree.visits.shape[0] > 4096, "the tree never grew"
+    assert (ticks[:, :3] > 0).all() and (ticks[:, 3] > 0).all() == (plain.search.tuners is not None)
+    assert depths.max() > 1 and 0 < (opened > 0).mean() < 1
 
 
 def test_an_alphadda_run_cut_off_goes_on_from_the_games_it_saved(tmp_path, monkeypatch):
