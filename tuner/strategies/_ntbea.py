@@ -26,6 +26,7 @@ from tuner.strategies._common import (
     StateType,
     find,
     maybe_told,
+    prefetch_slot,
     random_combination,
     record_ucb,
     set_stats,
@@ -44,8 +45,9 @@ SETTINGS = (
 
 
 # the rows of `terms`: the current point's 1-tuple term of each parameter (0 if unsampled) and 1 if it was sampled; a
-# neighbour that differs from the current point in one parameter sums them with its own term there, in order, and
-# gets every bit its own sum would (adding 0 for an unsampled term changes no sum)
+# neighbour that differs from the current point in one parameter sums the terms with its own term there, in order, and
+# gets every bit its own sum would (adding 0 for an unsampled term changes no sum); its count of sampled tuples is the
+# current point's with one changed (whole numbers: exact in any order)
 TERM, SAMPLED = range(2)
 
 
@@ -121,13 +123,14 @@ def update(st, x, reward, rng):
     record_ucb(st, x, reward)
     width = st.c * math.sqrt(math.log(st.total))  # every tuple's table holds N = total samples
     d = x.shape[0]
-    here = 0  # the current point's code
+    here, sampled_here = 0, 0.0  # the current point's code and its sampled 1-tuples
     for j in range(d):
         v = st.current[j]
         x[j] = v
         sampled = st.value_n[j, v] > 0.0
         st.terms[TERM, j] = st.value_m[j, v] + width * st.value_r[j, v] if sampled else 0.0
         st.terms[SAMPLED, j] = 1.0 if sampled else 0.0
+        sampled_here += st.terms[SAMPLED, j]
         here += v * st.strides[j]
     best, ties, pick, value = -np.inf, 0, -1, 0  # the best neighbour: the current point with x[pick] = value
     for _ in range(st.neighbours):  # x is the current point here
@@ -150,13 +153,15 @@ def update(st, x, reward, rng):
                     count += 1.0
                 c += x[j] * st.strides[j]
         else:
+            c = here + (v - st.current[i]) * st.strides[i]
+            if d > 1:
+                prefetch_slot(st, c)  # its misses overlap the sum
             n, term = st.value_n[i, v], st.value_m[i, v] + width * st.value_r[i, v]
             term, sampled = (term, 1.0) if n > 0.0 else (0.0, 0.0)
-            total, count = 0.0, 0.0
+            total = 0.0
             for j in range(d):
                 total += term if j == i else st.terms[TERM, j]
-                count += sampled if j == i else st.terms[SAMPLED, j]
-            c = here + (v - st.current[i]) * st.strides[i]
+            count = sampled_here - st.terms[SAMPLED, i] + sampled
         if d > 1 and maybe_told(st, c):
             t = find(st, c)  # a combination never rewarded: an empty slot, whose n is 0
             n, term = st.combos[t, N], st.combos[t, M] + width * st.combos[t, R]
