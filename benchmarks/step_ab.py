@@ -3,7 +3,7 @@
 Between processes this machine's timings swing by more than the few percent a change to a step is worth; in one
 process the two builds share the machine's state. The strategy's module is taken from `--against` (git show),
 compiled beside the current one, and the two run games of choose+update steps in turn, each from a fresh state (the
-reset included, as `tuning_overhead` times them). First it says whether the two ask the same points over a game.
+reset not timed, where `tuning_overhead` times it). First it says whether the two ask the same points over a game.
 
     .venv/bin/python -m benchmarks.step_ab --against HEAD~1 [--strategy ntbea] [--tune all] [--games 40]
         [--steps 20000] [--seed 0] [--json out.json]
