@@ -110,7 +110,12 @@ SCRIPTS = [
     ),
     ("benchmarks.outside", ["--simulations", "20", "--rounds", "1", "--json", "{tmp}/outside.json"]),
     ("benchmarks.phases", ["--simulations", "50", "--rounds", "1", "--json", "{tmp}/phases.json"]),
-    ("benchmarks.step_ab", ["--against", "HEAD", "--games", "2", "--steps", "100", "--json", "{tmp}/step_ab.json"]),
+    ("benchmarks.ab", ["--against", "HEAD", "--rounds", "2", "--steps", "100", "--json", "{tmp}/ab.json"]),
+    (
+        "benchmarks.ab",
+        ["--search", "connect4:mcts", "--against", "HEAD", "--simulations", "50", "--rounds", "2"]
+        + ["--json", "{tmp}/ab.json"],
+    ),
     (
         "benchmarks.samplers",
         ["--seeds", "2", "--trials", "50", "--problems", "mixed", "--samplers", "ntbea,lsi,tpe", "--retime", "1"]
