@@ -210,6 +210,12 @@ def _state_type(cls: type, fields: tuple) -> types.StructRef:
     return cls(list(fields))
 
 
+@kernel(inline="always")
+def home(st, c):
+    """The first slot of code c in a hash table: the top bits of its Fibonacci hash."""
+    return np.int64((np.uint64(c) * FIBONACCI) >> np.uint64(st.shift))
+
+
 def find(st, c):
     """The slot of the combination of code c if it was rewarded, else the empty slot it would take (its row
     zeros): the code itself in a direct table, else linear probing from the code's Fibonacci hash."""
@@ -224,7 +230,7 @@ def _find(st, c):
     def impl(st, c):
         keys = st.keys
         mask = keys.shape[0] - 1
-        s = np.int64((np.uint64(c) * FIBONACCI) >> np.uint64(st.shift))
+        s = home(st, c)
         while keys[s] != 0 and keys[s] != c + 1:
             s = (s + 1) & mask
         return s
@@ -267,7 +273,7 @@ def _prefetch_slot(st, c):
     def impl(st, c):
         if seen:
             prefetch(st.seen, c >> 6)
-        s = np.int64((np.uint64(c) * FIBONACCI) >> np.uint64(st.shift))
+        s = home(st, c)
         prefetch(st.keys, s)
         prefetch(st.combos, s * st.combos.shape[1])
 
