@@ -5,6 +5,8 @@ two builds share the machine's state. The module is taken from `--against` (git 
 one, and the two run in turn: games of a strategy's choose+update steps, each from a fresh state (the reset not
 timed, where `tuning_overhead` times it), or searches of `search.mcts` from the start position, each from an empty
 tree. First it says whether the two ask the same points over a game, or end a search with the same root visits.
+Two builds can still differ by a few percent with the order they are loaded in (their code's placement): believe a
+gain that holds both ways, run again from a worktree of the other commit against this one.
 
     .venv/bin/python -m benchmarks.ab --against HEAD~1 [--strategy ntbea] [--tune all] [--steps 20000]
         [--search connect4:mcts] [--simulations 3000] [--rounds 40] [--seed 0] [--json out.json]
@@ -56,7 +58,12 @@ def module_at(commit: str, module: str, folder: Path):
     spec = importlib.util.spec_from_file_location(name, file)
     old = importlib.util.module_from_spec(spec)
     sys.modules[name] = old
-    spec.loader.exec_module(old)
+    try:
+        spec.loader.exec_module(old)
+    except ImportError as error:
+        raise SystemExit(
+            f"ab: {path} at {commit} imports what this checkout lacks ({error}); run it from a worktree"
+        ) from None
     return old
 
 
