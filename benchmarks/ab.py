@@ -5,8 +5,9 @@ two builds share the machine's state. The module is taken from `--against` (git 
 one, and the two run in turn: games of a strategy's choose+update steps, each from a fresh state (the reset not
 timed, where `tuning_overhead` times it), or searches of `search.mcts` from the start position, each from an empty
 tree. First it says whether the two ask the same points over a game, or end a search with the same root visits.
-Two builds can still differ by a few percent with the order they are loaded in (their code's placement): believe a
-gain that holds both ways, run again from a worktree of the other commit against this one.
+Only that one module comes from the other commit; what it imports is this checkout's (it lists the files of those
+packages that differ). Two builds can still differ by a few percent with the order they are loaded in (their code's
+placement): believe a gain that holds both ways, run again from a worktree of the other commit against this one.
 
     .venv/bin/python -m benchmarks.ab --against HEAD~1 [--strategy ntbea] [--tune all] [--steps 20000]
         [--search connect4:mcts] [--simulations 3000] [--rounds 40] [--seed 0] [--json out.json]
@@ -26,12 +27,11 @@ import numpy as np
 
 import games
 import search.mcts as mcts
-from benchmarks.common import ROOT, environment
+from benchmarks.common import ROOT, environment, mcts_agent
 from benchmarks.tuning_overhead import tuner_steps
 from games.jit import kernel
 from games.rng import make_rng
 from search.allocation import AllocationSteps
-from tuner.agents import make_agent
 from tuner.strategies import COMPILED, REGISTRY
 
 
@@ -45,16 +45,24 @@ def asks(steps, state, rng, n, rewards, out):
         steps.update(state, x, rewards[i % rewards.shape[0]], rng)
 
 
-def module_at(commit: str, module: str, folder: Path):
-    """`module` (dotted) as it was at `commit`, imported under a name of its own and compiled in this process."""
+def module_at(commit: str, module: str):
+    """`module` (dotted) as it was at `commit`, imported under a name of its own and compiled in this process (its
+    file kept under the temporary folder by the commit's hash, so that a second run finds its compiled cache)."""
     path = module.replace(".", "/") + ".py"
     shown = subprocess.run(["git", "show", f"{commit}:{path}"], cwd=ROOT, capture_output=True, text=True)
     if shown.returncode != 0:
         raise SystemExit(f"ab: no {path} at {commit!r}: {shown.stderr.strip()}")
     sha = subprocess.run(["git", "rev-parse", commit], cwd=ROOT, capture_output=True, text=True).stdout.strip()
-    name = f"{module.rsplit('.', 1)[1]}_at_{sha}"  # by the commit's hash: its compiled cache is its own
-    file = folder / f"{name}.py"
-    file.write_text(shown.stdout)
+    differ = subprocess.run(
+        ["git", "diff", "--name-only", sha, "--", "games", "search", "tuner"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.split()
+    if others := [f for f in differ if f != path]:
+        print(f"ab: this checkout's, not {commit}'s: {', '.join(others)}")
+    name = f"{module.rsplit('.', 1)[1]}_at_{sha}"
+    file = Path(tempfile.gettempdir()) / "sparring-ab" / f"{name}.py"
+    if not file.exists() or file.read_text() != shown.stdout:
+        file.parent.mkdir(exist_ok=True)
+        file.write_text(shown.stdout)
     spec = importlib.util.spec_from_file_location(name, file)
     old = importlib.util.module_from_spec(spec)
     sys.modules[name] = old
@@ -67,12 +75,12 @@ def module_at(commit: str, module: str, folder: Path):
     return old
 
 
-def steps_ab(args, folder: Path) -> tuple[str, bool, dict]:
+def steps_ab(args, parser) -> tuple[str, bool, dict]:
     """(what was timed, the same asks over a game, ns a step per build and game)."""
-    tuner = make_agent(games.load("connect4"), f"ap:tuner={args.strategy},tune={args.tune}", seed=args.seed)
-    tuner = tuner.search.tuners[0]
+    spec = f"ap:tuner={args.strategy},tune={args.tune}"
+    tuner = mcts_agent(parser, games.load("connect4"), spec, tuned=True).search.tuners[0]
     entry = REGISTRY[args.strategy]
-    old = module_at(args.against, entry.choose.__module__, folder)
+    old = module_at(args.against, entry.choose.__module__)
     builds = {
         "this": tuner.steps,
         args.against: AllocationSteps(getattr(old, entry.choose.__name__), getattr(old, entry.update.__name__)),
@@ -97,14 +105,14 @@ def steps_ab(args, folder: Path) -> tuple[str, bool, dict]:
     return what, bool(np.array_equal(*points)), ns
 
 
-def search_ab(args, folder: Path) -> tuple[str, bool, dict]:
+def search_ab(args, parser) -> tuple[str, bool, dict]:
     """(what was timed, the same root visits after a search, ns a simulation per build and search)."""
     name, spec = args.search.split(":", 1)
     game = games.load(name)
-    proto = make_agent(game, spec, seed=args.seed).search
-    old = module_at(args.against, "search.mcts", folder)
+    proto = mcts_agent(parser, game, spec, tuned=False).search
+    old = module_at(args.against, "search.mcts")
     builds = {
-        key: module.MCTS(game, proto.params[0], proto.settings, make_rng(args.seed))
+        key: module.MCTS(game, proto.params[0], proto.settings, make_rng(args.seed), mast_decay=proto.mast_decay)
         for key, module in (("this", mcts), (args.against, old))
     }
     state = game.new_initial_state()
@@ -142,8 +150,7 @@ def main():
         parser.error("--rounds, --steps and --simulations take at least 1")
     if args.search and (":" not in args.search or args.search.split(":")[0] not in games.names()):
         parser.error(f"--search takes GAME:AGENT, GAME one of {', '.join(games.names())}; got {args.search!r}")
-    with tempfile.TemporaryDirectory() as folder:
-        what, same, ns = (search_ab if args.search else steps_ab)(args, Path(folder))
+    what, same, ns = (search_ab if args.search else steps_ab)(args, parser)
     ratios = [b / a for a, b in zip(ns["this"], ns[args.against])]
     quartiles = np.percentile(ratios, [25, 75])
     print(f"{what}: the same {'root visits' if args.search else 'asks'}: {'yes' if same else 'NO'}")

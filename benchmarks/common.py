@@ -13,6 +13,28 @@ from tuner.provenance import environment  # noqa: F401  (the benchmarks' record 
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def mcts_agent(parser, game, spec: str, *, tuned: bool):
+    """The agent `spec` builds for `game` if it searches with `search.mcts` (with compiled on-line tuners only if
+    `tuned`), else `parser.error` in one line."""
+    from search.mcts import MCTS
+    from tuner.agents import make_agent
+
+    try:
+        agent = make_agent(game, spec, seed=0)
+    except ValueError as error:
+        parser.error(f"{spec!r}: {error}")
+    searcher = getattr(agent, "search", None)
+    if not isinstance(searcher, MCTS):
+        parser.error(f"{spec!r} does not search with search.mcts: give mcts, sp, ap or one of their variants")
+    if searcher.tuners is not None and not tuned:
+        parser.error(f"{spec!r} tunes on-line: give a spec without a tuner")
+    if searcher.tuners is not None and searcher.tuners[0].steps is None:
+        parser.error(
+            f"{spec!r} tunes with CMA-ES in Python, a generation at a time: benchmarks.tuning_overhead times it"
+        )
+    return agent
+
+
 def median_rate(run, work: int, rounds: int) -> float:
     """Median over `rounds` of work / seconds for one call of `run()` (which does `work` units)."""
     rates = []

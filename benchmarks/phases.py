@@ -11,7 +11,8 @@ its depth and whether it opened a node. The probes' toll is the timed loop's rat
 
 import argparse
 import json
-import statistics
+import math
+import platform
 import time
 
 import numpy as np
@@ -21,14 +22,14 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 import games
-from benchmarks.common import environment
+from benchmarks.common import environment, mcts_agent
 from benchmarks.search import MID_GAME, our_position
 from games.jit import kernel
 from search.mcts import FORMULA, N_OPEN, USE_AMAF, USE_MAST, back_up, descend, new_walk, play_on, tables
 from search.tree import FREE_NODE, FULL, ROOT
 from tuner.agents import make_agent
 
-PHASES = ("descend", "playout", "backup", "allocation")
+X86 = ("x86_64", "amd64", "i386", "i686")  # where llvm.readcyclecounter is rdtsc, readable by any program
 
 
 @intrinsic
@@ -49,9 +50,10 @@ def read_cycles():
     return cycles()
 
 
-@kernel(inline="always")
+@kernel
 def timed_simulation(g, w, i, ticks, depths, opened):
-    """One simulation as `search.mcts.simulate` runs it, the cycles of each phase in ticks[i, :3]."""
+    """One simulation as `search.mcts.simulate` runs it, the cycles of each phase in ticks[i, :3]; called, not
+    inlined, as `simulate` is."""
     n_open = w.settings[N_OPEN]
     formula = w.settings[FORMULA]
     use_mast = w.settings[USE_MAST] == 1
@@ -157,9 +159,12 @@ def cycles_per_ns(seconds=0.2) -> float:
 
 
 def split_descend(ticks, depths, opened) -> tuple[float, float, float]:
-    """descend's mean cycles a simulation, fitted as a + b * depth + c * [opened a node]: (selection per level b,
-    expansion per opening c, expansion's mean cycles a simulation c * its rate)."""
+    """descend's cycles, fitted as a + b * depth + c * [opened a node]: (selection per level b, expansion per opening
+    c, expansion's mean cycles a simulation: c times the share of simulations that open a node); nan where every
+    simulation opened a node or none did (c cannot be told from a)."""
     expanded = (opened > 0).astype(np.float64)
+    if expanded.min() == expanded.max():
+        return math.nan, math.nan, math.nan
     design = np.column_stack([np.ones_like(expanded), depths, expanded])
     (a, b, c), *_ = np.linalg.lstsq(design, ticks[:, 0].astype(np.float64), rcond=None)
     return b, c, c * expanded.mean()
@@ -184,7 +189,7 @@ def profile(game, spec, state, simulations, rounds, seed, rate) -> dict:
             {
                 "plain_per_s": plain.simulations / plain.seconds,
                 "timed_per_s": simulations / seconds,
-                "selection_ns": ns[0] - expansion / rate,
+                "selection_ns": ns[0] - (0.0 if math.isnan(expansion) else expansion / rate),
                 "expansion_ns": expansion / rate,
                 "playout_ns": ns[1],
                 "backup_ns": ns[2],
@@ -195,7 +200,7 @@ def profile(game, spec, state, simulations, rounds, seed, rate) -> dict:
                 "opened": float((opened > 0).mean()),
             }
         )
-    return {key: statistics.median(row[key] for row in rows) for key in rows[0]}
+    return {key: float(np.median([row[key] for row in rows])) for key in rows[0]}  # nan if a round could not split
 
 
 def main():
@@ -216,9 +221,10 @@ def main():
         parser.error(f"--game takes one of {', '.join(MID_GAME)}; got {args.game!r}")
     if args.simulations < 1 or args.rounds < 1:
         parser.error("--simulations and --rounds take at least 1")
+    if platform.machine().lower() not in X86:
+        parser.error(f"the cycle counter is read here on x86 only, not on {platform.machine()}")
     game = games.load(args.game)
-    if "cmaes" in args.spec:
-        parser.error("CMA-ES asks a generation at a time in Python: its cost is in benchmarks.tuning_overhead")
+    mcts_agent(parser, game, args.spec, tuned=True)
     rate = cycles_per_ns()
     results = {"environment": environment(args.seed), "game": args.game, "spec": args.spec, "positions": {}}
     results["simulations"], results["cycles_per_ns"] = args.simulations, rate
@@ -236,7 +242,7 @@ def main():
         row = profile(game, args.spec, state, args.simulations, args.rounds, args.seed, rate)
         results["positions"][label] = row
         cells = [row[f"{p}_ns"] for p in ("selection", "expansion", "playout", "backup", "allocation")]
-        total = sum(cells)  # shares of the timed phases; the probes' toll apart
+        total = sum(c for c in cells if not math.isnan(c))  # shares of the timed phases; the probes' toll apart
         print(
             f"{label:<10}"
             + "".join(f"{c:>8.0f} ({c / total:>4.0%})" for c in cells)

@@ -1,6 +1,7 @@
 """Every experiment and benchmark script runs, as a module, at a tiny budget: none of them can rot."""
 
 import math
+import platform
 import subprocess
 import sys
 from pathlib import Path
@@ -110,12 +111,6 @@ SCRIPTS = [
     ),
     ("benchmarks.outside", ["--simulations", "20", "--rounds", "1", "--json", "{tmp}/outside.json"]),
     ("benchmarks.phases", ["--simulations", "50", "--rounds", "1", "--json", "{tmp}/phases.json"]),
-    ("benchmarks.ab", ["--against", "HEAD", "--rounds", "2", "--steps", "100", "--json", "{tmp}/ab.json"]),
-    (
-        "benchmarks.ab",
-        ["--search", "connect4:mcts", "--against", "HEAD", "--simulations", "50", "--rounds", "2"]
-        + ["--json", "{tmp}/ab.json"],
-    ),
     (
         "benchmarks.samplers",
         ["--seeds", "2", "--trials", "50", "--problems", "mixed", "--samplers", "ntbea,lsi,tpe", "--retime", "1"]
@@ -133,6 +128,39 @@ def test_script_runs_at_a_tiny_budget(module, args, tmp_path):
     assert any(tmp_path.iterdir()), "the script wrote nothing"
 
 
+@pytest.mark.parametrize(
+    "module, args, says",
+    [
+        ("benchmarks.phases", ["--spec", "mcts:nosuch=1"], "nosuch"),
+        ("benchmarks.phases", ["--spec", "minimax1"], "does not search with search.mcts"),
+        ("benchmarks.ab", ["--against", "HEAD", "--search", "connect4:sp:tuner=nmc"], "tunes on-line"),
+        ("benchmarks.ab", ["--against", "HEAD", "--tune", "C+bogus"], "bogus"),
+    ],
+)
+def test_a_benchmark_given_a_spec_it_cannot_time_says_why_in_one_line(module, args, says):
+    proc = subprocess.run([sys.executable, "-m", module, *args], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert says in proc.stderr.strip().splitlines()[-1]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", [["--steps", "300"], ["--search", "connect4:ap", "--simulations", "300"]])
+def test_an_ab_of_a_commit_against_itself_finds_the_same_choices(mode, tmp_path):
+    """benchmarks.ab against HEAD (this code, loaded twice) reports the same asks or root visits, and times both."""
+    import json
+
+    out = tmp_path / "ab.json"
+    command = [sys.executable, "-m", "benchmarks.ab", "--against", "HEAD", "--rounds", "2", *mode, "--json", str(out)]
+    proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    result = json.loads(out.read_text())
+    assert result["same"] is True and all(len(ns) == 2 and min(ns) > 0 for ns in result["ns"].values())
+
+
+@pytest.mark.skipif(
+    platform.machine().lower() not in ("x86_64", "amd64", "i386", "i686"),
+    reason="benchmarks.phases reads the x86 cycle counter",
+)
 @pytest.mark.parametrize("spec", ["mcts", "ap", "sp:tuner=ntbea,tune=C+eps"])
 def test_the_phase_profile_times_the_search_itself(spec):
     """benchmarks.phases's timed loop grows the very tree the search grows (same seed, same visits and values at

@@ -13,6 +13,7 @@ import functools
 import math
 
 import numpy as np
+from llvmlite import binding as llvm
 from llvmlite import ir
 from numba import types
 from numba.core import cgutils
@@ -238,11 +239,15 @@ def _find(st, c):
     return impl
 
 
+# the intrinsic's name mangles its pointer type: opaque pointers from LLVM 15 on, i8* before
+PREFETCH = "llvm.prefetch.p0" if llvm.llvm_version_info[0] >= 15 else "llvm.prefetch.p0i8"
+
+
 @intrinsic
 def prefetch(typingctx, array, i):
     """A hint to the CPU to bring element i (flat index) of a C-contiguous array into its caches for a read soon:
     one instruction (prefetcht0 on x86), nothing else changed."""
-    if not isinstance(array, types.Array) or not isinstance(i, types.Integer):
+    if not isinstance(array, types.Array) or array.layout != "C" or not isinstance(i, types.Integer):
         return None
 
     def codegen(context, builder, signature, args):
@@ -250,7 +255,7 @@ def prefetch(typingctx, array, i):
         address = builder.bitcast(builder.gep(data, [args[1]]), ir.IntType(8).as_pointer())
         int32 = ir.IntType(32)
         hint = cgutils.get_or_insert_function(
-            builder.module, ir.FunctionType(ir.VoidType(), [address.type, int32, int32, int32]), "llvm.prefetch.p0"
+            builder.module, ir.FunctionType(ir.VoidType(), [address.type, int32, int32, int32]), PREFETCH
         )
         builder.call(hint, [address, ir.Constant(int32, 0), ir.Constant(int32, 3), ir.Constant(int32, 1)])  # read
         return context.get_dummy_value()
