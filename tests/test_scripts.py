@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from benchmarks.phases import X86
+
 ROOT = Path(__file__).resolve().parent.parent
 
 SCRIPTS = [
@@ -166,7 +168,7 @@ def test_an_ab_of_a_commit_against_itself_finds_the_same_choices(mode, tmp_path)
 
 
 @pytest.mark.skipif(
-    platform.machine().lower() not in ("x86_64", "amd64", "i386", "i686"),
+    platform.machine().lower() not in X86,
     reason="benchmarks.phases reads the x86 cycle counter",
 )
 @pytest.mark.parametrize("spec", ["mcts", "ap", "sp:tuner=ntbea,tune=C+eps"])
