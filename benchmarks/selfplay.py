@@ -3,7 +3,8 @@
 For each game, with Table A1's N_self, N_sim, T_opening, tau and epsilon and a fresh net of the given
 size, one iteration's self-play is timed:
 - `lock-step`: the N_self games at once through one PUCT forest (what `sparring train` does), with
-  `leaves` descents per tree and step (1: the paper's sequential search; 4: virtual loss);
+  `leaves` descents per tree and step (1: the paper's sequential search; 4: virtual loss), and with
+  `--pools` at other pool sizes (`sparring train --games`), to see what a larger pool buys;
 - `one game`: a single game at a time, one position per forward (the reference design; 3 games);
 - `chunks`: lock-step with the net forwarding exactly C rows at a time (`sparring train --chunk`, what a run
   on a cluster takes) against whole forwards, for N_self games and for 8 (a worker's share), the setups
@@ -108,8 +109,13 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--pools", nargs="+", type=int, metavar="N", help="lock-step pool sizes to time (default: N_self)"
+    )
     parser.add_argument("--json", metavar="PATH")
     args = parser.parse_args()
+    if args.pools and min(args.pools) < 1:
+        parser.error(f"--pools takes pool sizes of at least 1 game, got {min(args.pools)}")
     if args.threads:
         torch.set_num_threads(args.threads)
     rows = []
@@ -121,7 +127,8 @@ def main() -> None:
         evaluator = nets.NetEvaluator(model, device="cpu")
         self_play(game, evaluator, games=2, simulations=4, seed=0)  # compile and warm up
         n_self = settings["games"]
-        setups = [("lock-step", n_self, n_self, 1), ("lock-step", n_self, n_self, 4), ("one game", 3, 1, 1)]
+        pools = [("lock-step", n, n, 1) for n in args.pools or [n_self]]
+        setups = [*pools, ("lock-step", n_self, n_self, 4), ("one game", 3, 1, 1)]
         for label, total, concurrent, leaves in setups:
             rate = selfplay_rate(
                 game,
@@ -135,7 +142,7 @@ def main() -> None:
             )
             rows.append({"game": name, "setup": label, "concurrent": concurrent, "leaves": leaves, **rate})
             print(
-                f"{name:<9} {label:<9} games {concurrent:>2} leaves {leaves}: {rate['positions_per_s']:8.1f} "
+                f"{name:<9} {label:<9} games {concurrent:>3} leaves {leaves}: {rate['positions_per_s']:8.1f} "
                 f"({rate['simulations_per_s']:,.0f})"
             )
         whole = {}
