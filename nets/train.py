@@ -83,6 +83,7 @@ ADDED_LATER = {
     "opening_share": 0.0,
     "value_mix": 0.0,
     "reuse": 0.0,
+    "augment": True,
 }
 
 
@@ -109,6 +110,7 @@ class TrainConfig:
     random_plies: int = 0  # random openings (nets.selfplay): the most random moves a game opens with, 0: none
     opening_share: float = 0.0  # with them, the share of the opening's positions searched and recorded, 0: none
     value_mix: float = 0.0  # the search's share of a value target (nets.selfplay), 0: the game's result (the paper)
+    augment: bool = True  # learn each position in all its board symmetries (App. 1.3), False: as played only
     chunk: int | None = None  # self-play's forwards in fixed chunks of rows (a run spread over a cluster), else whole
     queue: int = 20000  # N_queue
     epochs: int = 1
@@ -542,7 +544,7 @@ class Run:
             calls = [(model, share.tolist(), c.chunk, settings) for share in shares]
             examples, stats = join(self.spread(play_share, calls, (model,)))
         played = time.perf_counter()
-        added = augment(self.game, examples)
+        added = augment(self.game, examples) if c.augment else examples
         self.queue.add(added)
         generator = torch.Generator().manual_seed(learn_seed)
         losses = learn(

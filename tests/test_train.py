@@ -618,6 +618,28 @@ def test_a_run_from_before_a_setting_existed_resumes_with_its_default(tmp_path):
         Run(tmp_path / "r", TrainConfig.for_game("connect4", **TINY, cap_fast=4), device="cpu")
 
 
+def test_a_run_without_augmentation_learns_each_position_once_as_played(tmp_path, capsys):
+    """--augment off queues the recorded positions alone, as self-play gave them (on: each with its mirror image); a
+    folder from before the setting resumes as on, and anything but on or off is a one-line error."""
+    config = TrainConfig.for_game("connect4", **{**TINY, "games": 2, "simulations": 8, "batch": 16, "augment": False})
+    with Run(tmp_path / "r", config, device="cpu") as run:
+        record = run.step()
+        n, queued = record["positions"], run.queue.contents()
+        assert run.queue.size == record["queue"] == n > 0
+        mirrored = queued.planes[:, :, :, ::-1]
+        assert not all(any(np.array_equal(m, p) for p in queued.planes) for m in mirrored)
+    with pytest.raises(ValueError, match="augment True -> False"):
+        Run(tmp_path / "old", TrainConfig.for_game("connect4", **TINY), device="cpu").close()
+        path = tmp_path / "old" / "config.json"
+        path.write_text(json.dumps({k: v for k, v in json.loads(path.read_text()).items() if k != "augment"}))
+        Run(tmp_path / "old", TrainConfig.for_game("connect4", **TINY), device="cpu").close()  # read as on
+        Run(tmp_path / "old", config, device="cpu")
+    with pytest.raises(SystemExit, match="2"):
+        main(["train", "connect4", "--out", str(tmp_path / "x"), "--augment", "no"])
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "--augment: takes on or off, got 'no'" in err and not (tmp_path / "x").exists()
+
+
 def test_a_run_goes_on_at_a_new_learning_rate_with_its_queue_and_says_so(tmp_path):
     """--lr may change when a run goes on (a step-down schedule): the optimizer learns at the new rate (not the one
     its checkpoint restored), the queue stays, config.json takes the rate, and each log line records its own; lines

@@ -16,6 +16,14 @@ from tuner.cli.common import GAME_HELP, game_name
 
 RAW = argparse.RawDescriptionHelpFormatter
 
+
+def on_off(text: str) -> bool:
+    """`on` or `off` as a bool (argparse's one-line error for anything else)."""
+    if text not in ("on", "off"):
+        raise argparse.ArgumentTypeError(f"takes on or off, got {text!r}")
+    return text == "on"
+
+
 # option -> (TrainConfig field, type, help); each defaults to the game's Table A1 value or the stored run's
 _SETTINGS = {
     "--kind": ("kind", str, "network architecture, a key of nets.ARCHITECTURES (resnet)"),
@@ -57,6 +65,12 @@ _SETTINGS = {
         float,
         "value targets (1 - M) z + M q: the game's result z mixed with the search's root value q of the position "
         "(0: the result alone, as the paper)",
+    ),
+    "--augment": (
+        "augment",
+        on_off,
+        "on: learn each position in all its board symmetries, as the paper (Connect4 2, the Othellos 8); off: only as "
+        "played, to measure what the symmetries give (on)",
     ),
     "--chunk": (
         "chunk",
