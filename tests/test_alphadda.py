@@ -469,3 +469,71 @@ def test_a_match_gives_an_adapting_agent_its_games_one_after_another():
     assert [g.moves for g in result.games] == [play_game(C4, a, b, 3, i).moves for i in range(6)]
     fresh = [play_game(C4, make_agent(C4, spec, seed=3), b, 3, i).moves for i in range(6)]
     assert fresh != [g.moves for g in result.games]
+
+
+def test_a_replay_reads_each_alphadda_move_its_knob_by_its_own_seat():
+    """experiments.alphadda_knobs: AlphaDDA1 (N_h 1, Table 1's Connect4 point) over one game record in each seat,
+    values 0.1 per stone for the player to move, so v̄ c = 0.1 t at ply t; eq. 2 by hand: ceil(10^(-2 (0.1 t - 1.4)))
+    is 398 -> 200 at t 0-2, 100 at 4, 40 at 6; 159 at 3, 64 at 5, 26 at 7."""
+    from experiments.alphadda_knobs import full_and_weakest, knobs, replayable, summary
+
+    moves = [3, 3, 2, 2, 4, 4, 0, 0]
+    records = [{"a_seat": 1, "moves": moves, "outcome": 1}, {"a_seat": 0, "moves": moves, "outcome": -1}]
+    options = replayable(C4, "az:net=uniform,dda=alphadda1,nh=1")
+    adjuster, read = knobs(C4, options, records, StoneCounter(scale=0.1))
+    assert [[(ply, k) for ply, _, k in game] for game in read] == [
+        [(1, 200), (3, 159), (5, 64), (7, 26)],
+        [(0, 200), (2, 200), (4, 100), (6, 40)],
+    ]
+    assert [v for _, v, _ in read[0]] == pytest.approx([0.1, 0.3, 0.5, 0.7], abs=1e-6)
+    assert full_and_weakest(adjuster) == (200.0, 7.0)  # ceil(10^0.8) at v̄ c = 1
+    s = summary(records, read, 200.0, 7.0)
+    assert (s["score"], s["moves"], s["full_strength"][1], s["weakest"][1]) == (0.5, 8, 3 / 8, 0.0)
+    assert s["first_below_full_median_ply"] == 3.5  # plies 3 and 4
+
+
+def test_a_replay_reads_alphadda2s_dropout_and_refuses_what_it_cannot_read():
+    """AlphaDDA2 reading a damaged history drew values the games do not keep; AlphaDDA3 and 1Z set no such knob.
+    A clean AlphaDDA2 (Table 2's Connect4 point, N_h 1) reads P_drop = 10 (0.1 t - 0.2): 0 at ply 1, P_max at 3."""
+    from experiments.alphadda_knobs import full_and_weakest, knobs, replayable
+
+    options = replayable(C4, "az:net=uniform,dda=alphadda2,nh=1")
+    records = [{"a_seat": 1, "moves": [3, 3, 2, 2], "outcome": 0}]
+    adjuster, read = knobs(C4, options, records, StoneCounter(scale=0.1))
+    assert [(ply, k) for ply, _, k in read[0]] == [(1, 0.0), (3, pytest.approx(0.95))]
+    assert full_and_weakest(adjuster) == (0.0, 0.95)
+    for spec in (
+        "az:net=uniform,dda=alphadda2,history=damaged",
+        "az:net=uniform,dda=alphadda3",
+        "az:net=uniform",
+        "az:net=uniform,dda=alphadda1z",
+        "mcts1",
+    ):
+        assert replayable(C4, spec) is None
+
+
+def test_the_replay_command_writes_its_report_or_says_what_is_wrong(tmp_path, monkeypatch, capsys):
+    """End to end on a partial file of value-0 games (net=uniform): every AlphaDDA1 move at N_max (eq. 2 at v̄ c 0
+    is 10^2.8); a file that is not a partial file is a one-line error and writes nothing."""
+    import json
+    import sys
+
+    from experiments import alphadda_knobs
+
+    spec = "az:net=uniform,simulations=8,dda=alphadda1"
+    games_ = [[{"index": i, "a_seat": i % 2, "outcome": 1, "moves": [3, 3, 2, 2, 4, 4]} for i in range(2)], []]
+    saved = {"matches": [[spec, "random", 0, 2], ["az:net=uniform,dda=alphadda3", "random", 1, 2]], "games": games_}
+    path = tmp_path / "tables-connect4.partial.json"
+    path.write_text(json.dumps(saved))
+    monkeypatch.setattr(sys, "argv", ["knobs", str(path), "--game", "connect4", "--out", str(tmp_path / "out")])
+    alphadda_knobs.main()
+    out = json.loads((tmp_path / "out" / "knobs-connect4.json").read_text())
+    assert [(r["spec_a"], r["moves"], r["full_strength"], r["score"]) for r in out["rows"]] == [
+        (spec, 6, [200, 1.0], 1.0)
+    ]
+    assert "| alphadda1 | random | 1.000 | 6 | 1.00 (200) |" in (tmp_path / "out" / "knobs-connect4.md").read_text()
+    path.write_text("not json")
+    monkeypatch.setattr(sys, "argv", ["knobs", str(path), "--game", "connect4", "--out", str(tmp_path / "bad")])
+    with pytest.raises(SystemExit, match="is not a partial file"):
+        alphadda_knobs.main()
+    assert not (tmp_path / "bad").exists()
