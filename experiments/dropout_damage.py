@@ -283,8 +283,6 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="experiments/results/alphadda", help="folder for the .json and .md")
     args = parser.parse_args()
-    if args.game == "othello":
-        parser.error("8x8 Othello has no shipped net yet (issue 34, item 2): give connect4 or othello6")
     if args.searches < 0:
         parser.error(f"--searches must be 0 (none) or more, got {args.searches}")
     if args.games < 2 or args.games % 2:
