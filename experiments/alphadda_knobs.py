@@ -122,7 +122,7 @@ def report(out: dict) -> str:
         first = r["first_below_full_median_ply"]
         first = "never" if first is None else f"{first:g}; {r['games_below_full']} of {r['games']}"
         lines.append(
-            f"| {name} | {r['spec_b'].split(':')[0] if ':' in r['spec_b'] else r['spec_b']} | {r['score']:.3f} | "
+            f"| {name} | {r['spec_b'].split(':')[0]} | {r['score']:.3f} | "
             f"{r['moves']} | {r['full_strength'][1]:.2f} ({r['full_strength'][0]:g}) | "
             f"{r['weakest'][1]:.2f} ({r['weakest'][0]:g}) | {quartiles} | {first} | {r['mean_value']:+.2f} |"
         )
@@ -164,9 +164,10 @@ def main() -> None:
     stem = os.path.join(args.out, f"knobs-{args.game}")
     with open(f"{stem}.json", "w") as f:
         json.dump(out, f, indent=1)
+    text = report(out)
     with open(f"{stem}.md", "w") as f:
-        f.write(report(out))
-    print(report(out))
+        f.write(text)
+    print(text)
 
 
 if __name__ == "__main__":
